@@ -1,0 +1,25 @@
+/**
+ * Bindings and variables of the edge Worker. Every variable is documented in README.md
+ * ("Configuration"); `npm start` fills them from the local stack.
+ */
+export interface Env {
+  /** One AccountLedger Durable Object per account (balance, allowance, tier). */
+  LEDGER: DurableObjectNamespace<import("./ledger/account-ledger").AccountLedger>;
+  ENVIRONMENT?: string;
+  /** Postgres connection string (Neon in production, the local bridge's target locally). */
+  DATABASE_URL?: string;
+  /** Local only: host:port/path of the Neon WebSocket bridge, e.g. `127.0.0.1:5480/v2`. */
+  NEON_WS_PROXY?: string;
+  /** Local only: URL of the Neon HTTP SQL bridge, e.g. `http://127.0.0.1:5480/sql`. */
+  NEON_HTTP_ENDPOINT?: string;
+  UPSTASH_REDIS_REST_URL?: string;
+  UPSTASH_REDIS_REST_TOKEN?: string;
+  /** Comma-separated base URLs of GPU workers. */
+  GPU_POOL_URLS?: string;
+  /** Shared HMAC secret for signed GPU calls. */
+  GPU_SIGNING_SECRET?: string;
+  /** OpenAI-compatible hosted fallback (EU data zone). */
+  FALLBACK_BASE_URL?: string;
+  FALLBACK_API_KEY?: string;
+  FALLBACK_DEPLOYMENT?: string;
+}

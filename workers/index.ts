@@ -1,0 +1,4 @@
+import { app } from "./app";
+
+export { AccountLedger } from "./ledger/account-ledger";
+export default app;
