@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+
+const TypeCalibration = z.object({
+  temperature: z.number().positive(),
+  bias: z.array(z.number()),
+  length_normalize: z.boolean().optional(),
+});
+
+/** A calibration artifact `gpu-worker/calibration/cal-YYYYMMDD-N.json`: framing + per-type affine map. */
+export const Calibration = z.object({
+  version: z.string().regex(/^cal-[0-9]{8}-[0-9]+$/),
+  framing: z.string(),
+  types: z.object({ pick: TypeCalibration, rate: TypeCalibration, check: TypeCalibration }),
+});
+export type Calibration = z.infer<typeof Calibration>;
+export type QuestionType = keyof Calibration["types"];
+
+/** Directory of the committed calibration artifacts. */
+export const CALIBRATION_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "calibration");
+
+const NAME = /^cal-([0-9]{8})-([0-9]+)\.json$/;
+
+/** Newest artifact by (date, N) in `dir`, or throws when there is none. */
+export function newestCalibrationPath(dir = CALIBRATION_DIR): string {
+  const files = readdirSync(dir)
+    .map((f) => ({ f, m: NAME.exec(f) }))
+    .filter((x): x is { f: string; m: RegExpExecArray } => x.m !== null)
+    .sort((a, b) => (a.m[1] as string).localeCompare(b.m[1] as string) || Number(a.m[2]) - Number(b.m[2]));
+  const last = files.at(-1);
+  if (!last) throw new Error(`no calibration artifact cal-YYYYMMDD-N.json in ${dir}`);
+  return join(dir, last.f);
+}
+
+/** Loads `path`, or `SVC_CALIBRATION`, or the newest artifact; validates its shape. */
+export function loadCalibration(path = process.env.SVC_CALIBRATION || newestCalibrationPath()): Calibration {
+  const parsed = Calibration.safeParse(JSON.parse(readFileSync(path, "utf8")));
+  if (!parsed.success) throw new Error(`calibration ${path} is malformed: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** Numerically stable softmax. */
+export function softmax(z: number[]): number[] {
+  const max = Math.max(...z);
+  if (max === Number.NEGATIVE_INFINITY) return z.map(() => 1 / z.length);
+  const e = z.map((v) => Math.exp(v - max));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / sum);
+}
+
+/**
+ * Calibrated distribution over a question's outcomes: z_i = s_i' / temperature + (bias[i] ?? 0), where
+ * s_i' = s_i / tokens_i when `length_normalize`, else s_i; then softmax. Check outcomes are [yes, no]
+ * (bias[0] belongs to yes). The evaluation harness fits with this same function.
+ */
+export function applyCalibration(
+  type: QuestionType,
+  scores: number[],
+  tokensPerOutcome: number[],
+  cal: Calibration,
+): number[] {
+  const t = cal.types[type];
+  const z = scores.map((s, i) => {
+    const n = tokensPerOutcome[i] ?? 1;
+    const s2 = t.length_normalize && n > 0 ? s / n : s;
+    return s2 / t.temperature + (t.bias[i] ?? 0);
+  });
+  return softmax(z);
+}

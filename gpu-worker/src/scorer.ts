@@ -1,0 +1,199 @@
+import {
+  type ControlledEvaluateInputItem,
+  getLlama,
+  type Llama,
+  type LlamaContext,
+  type LlamaContextSequence,
+  LlamaLogLevel,
+  type LlamaModel,
+  type Token,
+} from "node-llama-cpp";
+import type { ScoreQuestion } from "../../schema/engine-protocol";
+import type { Framing, Piece } from "./framings";
+import { Mutex, Pool } from "./lock";
+import { continuationTokens, tokenizePieces } from "./tokenize";
+import { buildTrie, type Trie, type TrieNode } from "./trie";
+
+export interface ScorerOptions {
+  modelPath: string;
+  /** CPU threads per evaluation; always explicit (library defaults are slow on small machines). */
+  threads: number;
+  /** Sequences in the shared context = requests that may hold a sequence at once. */
+  sequences: number;
+  /** Tokens per decode call (llama.cpp batch); fixed, so a request's batch layout never depends on load. */
+  batchSize?: number;
+  /** Tokens one sequence can hold (state prefix + one question + its longest continuation). */
+  contextSize?: number;
+  gpu?: "auto" | "cuda" | false;
+}
+
+/** Tokens evaluated for a request, and tokens read from the KV cache instead of being evaluated again. */
+export interface Meter {
+  tokens_evaluated: number;
+  tokens_reused: number;
+}
+
+export interface RawScores {
+  /** Per question, log P(continuation) per outcome, in outcome order. */
+  scores: number[][];
+  /** Per question, the number of tokens scored per outcome (for length normalisation). */
+  tokensPerOutcome: number[][];
+  meter: Meter;
+}
+
+/** A tokenized request: what one sequence evaluates, in order. */
+interface Plan {
+  prefix: Token[];
+  questions: { prompt: Token[]; outcomes: Token[][] }[];
+  /** Longest stretch the sequence must hold at once. */
+  peakTokens: number;
+}
+
+export interface Scorer {
+  readonly model: LlamaModel;
+  readonly contextSize: number;
+  /** Scores every question of one request on one sequence; see the module doc for the evaluation order. */
+  rawScores(state: string, questions: ScoreQuestion[], framing: Framing): Promise<RawScores>;
+  /** Tokens one sequence must hold for this request (compare with `contextSize` before scoring). */
+  peakTokens(state: string, questions: ScoreQuestion[], framing: Framing): number;
+  close(): Promise<void>;
+}
+
+const lastText = (pieces: Piece[]) =>
+  [...pieces].reverse().find((p) => p.text.length && !p.special)?.text ?? "";
+
+function plan(model: LlamaModel, state: string, questions: ScoreQuestion[], framing: Framing): Plan {
+  const prefix = tokenizePieces(model, framing.statePrefix(state));
+  let peak = prefix.length;
+  const qs = questions.map((q) => {
+    const pieces = framing.questionPrompt(q);
+    const prompt = tokenizePieces(model, pieces);
+    if (prompt.length === 0) throw new Error(`framing ${framing.id} gave an empty question prompt`);
+    const tail = lastText(pieces);
+    let outcomes = framing.continuations(q).map((c) => continuationTokens(model, tail, c));
+    // Code mode reads one next-token distribution: the first token of each answer code.
+    if (framing.mode === "code") outcomes = outcomes.map((t) => t.slice(0, 1));
+    const longest = Math.max(0, ...outcomes.map((t) => t.length));
+    peak = Math.max(peak, prefix.length + prompt.length + longest);
+    return { prompt, outcomes };
+  });
+  return { prefix, questions: qs, peakTokens: peak };
+}
+
+type NextDist = Map<Token, number>;
+
+function nextItem(token: Token, children: TrieNode[]): ControlledEvaluateInputItem {
+  return [
+    token,
+    {
+      generateNext: {
+        logits: { filter: { tokens: children.map((c) => c.token as Token), includeTop: 1 } },
+        totalLogitWeight: true,
+      },
+    },
+  ];
+}
+
+/** Log-probabilities of the requested tokens from a filtered logit read: l − l_max − ln Σ exp(l − l_max). */
+function logProbs(
+  out: { next: { logits?: Map<Token, number>; totalLogitWeight?: number } } | undefined,
+): NextDist {
+  const logits = out?.next.logits;
+  const total = out?.next.totalLogitWeight;
+  if (!logits || total === undefined) throw new Error("engine: missing logits in evaluation output");
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of logits.values()) if (v > max) max = v;
+  const lnTotal = Math.log(total);
+  const res: NextDist = new Map();
+  for (const [t, v] of logits) res.set(t, v - max - lnTotal);
+  return res;
+}
+
+/**
+ * Opens the model once and a context of `sequences` sequences. Every decode of every request runs under one
+ * mutex, so a batch never mixes two requests' tokens: each request is evaluated in its own sequence, from
+ * position 0, in the same chunks, which keeps answers byte-identical whatever else is running.
+ */
+export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
+  const llama: Llama = await getLlama({
+    gpu: opts.gpu ?? "auto",
+    build: "never",
+    logLevel: LlamaLogLevel.error,
+  });
+  const model = await llama.loadModel({ modelPath: opts.modelPath });
+  const contextSize = opts.contextSize ?? 8192;
+  const context: LlamaContext = await model.createContext({
+    sequences: opts.sequences,
+    contextSize,
+    batchSize: opts.batchSize ?? 512,
+    threads: { ideal: opts.threads, min: opts.threads },
+  });
+  const seqs: LlamaContextSequence[] = [];
+  for (let i = 0; i < opts.sequences; i++) seqs.push(context.getSequence());
+  const pool = new Pool(seqs);
+  const decode = new Mutex();
+
+  async function score(seq: LlamaContextSequence, p: Plan): Promise<RawScores> {
+    const meter: Meter = { tokens_evaluated: 0, tokens_reused: 0 };
+    const run = async (items: ControlledEvaluateInputItem[]) => {
+      meter.tokens_reused += seq.nextTokenIndex;
+      meter.tokens_evaluated += items.length;
+      return decode.run(() => seq.controlledEvaluate(items));
+    };
+    const rewind = (to: number) =>
+      seq.nextTokenIndex > to
+        ? seq.eraseContextTokenRanges([{ start: to, end: seq.nextTokenIndex }])
+        : undefined;
+
+    await seq.clearHistory();
+    if (p.prefix.length) {
+      meter.tokens_evaluated += p.prefix.length;
+      await decode.run(() => seq.evaluateWithoutGeneratingNewTokens(p.prefix));
+    }
+    const base = seq.nextTokenIndex;
+    const scores: number[][] = [];
+    const tokensPerOutcome: number[][] = [];
+    for (const q of p.questions) {
+      await rewind(base);
+      const trie: Trie = buildTrie(q.outcomes);
+      const s = new Array<number>(q.outcomes.length).fill(0);
+      // Walk the trie depth-first: each node with children costs one next-token read on top of its path.
+      const visit = async (node: Trie | TrieNode, dist: NextDist, acc: number) => {
+        for (const child of node.children) {
+          const lp = acc + (dist.get(child.token as Token) ?? Number.NEGATIVE_INFINITY);
+          for (const o of child.ends) s[o] = lp;
+          if (child.children.length) {
+            const at = seq.nextTokenIndex;
+            const out = await run([nextItem(child.token as Token, child.children)]);
+            await visit(child, logProbs(out[0]), lp);
+            await rewind(at);
+          }
+        }
+      };
+      const items: ControlledEvaluateInputItem[] = q.prompt.slice(0, -1);
+      items.push(nextItem(q.prompt[q.prompt.length - 1] as Token, trie.children));
+      const out = await run(items);
+      await visit(trie, logProbs(out[items.length - 1]), 0);
+      scores.push(s);
+      tokensPerOutcome.push(q.outcomes.map((t) => t.length));
+    }
+    return { scores, tokensPerOutcome, meter };
+  }
+
+  return {
+    model,
+    contextSize,
+    peakTokens: (state, questions, framing) => plan(model, state, questions, framing).peakTokens,
+    async rawScores(state, questions, framing) {
+      const p = plan(model, state, questions, framing);
+      if (p.peakTokens > contextSize)
+        throw new Error(`request needs ${p.peakTokens} tokens in one sequence; context holds ${contextSize}`);
+      return pool.use((seq) => score(seq, p));
+    },
+    async close() {
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+    },
+  };
+}
