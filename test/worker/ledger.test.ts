@@ -1,6 +1,9 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env as cfEnv, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { Env } from "../../workers/env";
 import type { AccountLedger } from "../../workers/ledger/account-ledger";
+
+const env = cfEnv as unknown as Env;
 
 let n = 0;
 function ledger(): { stub: DurableObjectStub<AccountLedger>; account: string } {
