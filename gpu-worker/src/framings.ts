@@ -33,6 +33,20 @@ export function outcomes(q: ScoreQuestion): string[] {
   return ["yes", "no"];
 }
 
+/** Answer codes A, B, C, … (the billed rendering's codes; a constant list). */
+export const CODES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("");
+const codeOf = (i: number) => CODES[i] ?? `#${i + 1}`;
+
+const special = (text: string): Piece => ({ text, special: true });
+const plain = (text: string): Piece => ({ text });
+const chatmlState = (state: string): Piece[] => [special("<|im_start|>"), plain(`user\n${state}\n\n`)];
+const chatmlAssistant = (prefix: string): Piece[] => [
+  special("<|im_end|>"),
+  plain("\n"),
+  special("<|im_start|>"),
+  plain(`assistant\n${prefix}`),
+];
+
 /** Plain `Question: … Answer:` without the chat template, scoring the label text (83 % on factual picks, notes). */
 export const plainQa: Framing = {
   id: "plain-qa",
@@ -42,7 +56,89 @@ export const plainQa: Framing = {
   continuations: (q) => outcomes(q).map((o) => ` ${o}`),
 };
 
-export const FRAMINGS: Record<string, Framing> = { [plainQa.id]: plainQa };
+/** Baseline: options listed with codes, the code's next-token probability read (at chance on svc-1, notes). */
+export const codeLetters: Framing = {
+  id: "code-letters",
+  mode: "code",
+  statePrefix: plainQa.statePrefix,
+  questionPrompt: (q) => {
+    const list = outcomes(q).map((o, i) => `${codeOf(i)}. ${o}`);
+    return [plain(`Question: ${q.instructions}${criteriaText(q)}\n${list.join("\n")}\nAnswer:`)];
+  },
+  continuations: (q) => outcomes(q).map((_, i) => ` ${codeOf(i)}`),
+};
+
+/** Options listed in the prompt (no codes), then the label text scored. */
+export const plainQaListed: Framing = {
+  id: "plain-qa-listed",
+  mode: "label",
+  statePrefix: plainQa.statePrefix,
+  questionPrompt: (q) => [
+    plain(`Question: ${q.instructions}${criteriaText(q)}\nOptions: ${outcomes(q).join(", ")}\nAnswer:`),
+  ],
+  continuations: plainQa.continuations,
+};
+
+/** Answer prefix "The answer is". */
+export const plainAnswerIs: Framing = {
+  id: "plain-answer-is",
+  mode: "label",
+  statePrefix: plainQa.statePrefix,
+  questionPrompt: (q) => [plain(`Question: ${q.instructions}${criteriaText(q)}\nAnswer: The answer is`)],
+  continuations: plainQa.continuations,
+};
+
+/** ChatML template (`<|im_start|>` / `<|im_end|>` as special pieces); the assistant turn starts with the label. */
+export const chatmlQa: Framing = {
+  id: "chatml-qa",
+  mode: "label",
+  statePrefix: chatmlState,
+  questionPrompt: (q) => [plain(`${q.instructions}${criteriaText(q)}`), ...chatmlAssistant("")],
+  continuations: (q) => outcomes(q),
+};
+
+/** ChatML template with the answer prefix "The answer is". */
+export const chatmlAnswerIs: Framing = {
+  id: "chatml-answer-is",
+  mode: "label",
+  statePrefix: chatmlState,
+  questionPrompt: (q) => [plain(`${q.instructions}${criteriaText(q)}`), ...chatmlAssistant("The answer is")],
+  continuations: plainQa.continuations,
+};
+
+/** A check-specific variant of plain Q/A: the polarity words scored are `pos`/`neg` instead of yes/no. */
+function checkWords(id: string, pos: string, neg: string, hint: string): Framing {
+  return {
+    ...plainQa,
+    id,
+    questionPrompt: (q) =>
+      q.type === "check"
+        ? [plain(`Question: ${q.instructions}${criteriaText(q)}\nAnswer (${hint}):`)]
+        : plainQa.questionPrompt(q),
+    continuations: (q) => (q.type === "check" ? [` ${pos}`, ` ${neg}`] : plainQa.continuations(q)),
+  };
+}
+
+export const plainTrueFalse = checkWords("plain-true-false", "true", "false", "true or false");
+export const plainCorrectIncorrect = checkWords(
+  "plain-correct-incorrect",
+  "correct",
+  "incorrect",
+  "correct or incorrect",
+);
+
+export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
+  [
+    plainQa,
+    codeLetters,
+    plainQaListed,
+    plainAnswerIs,
+    chatmlQa,
+    chatmlAnswerIs,
+    plainTrueFalse,
+    plainCorrectIncorrect,
+  ].map((f) => [f.id, f]),
+);
 
 export function getFraming(id: string): Framing {
   const f = FRAMINGS[id];
