@@ -1,0 +1,87 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { createConnection } from "node:net";
+import { freePort, waitFor } from "./free-port";
+
+/** A redis-server child process. */
+export interface RedisHandle {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface RedisOptions {
+  port?: number;
+  /** Directory for an append-only file (`npm start`); omitted = no persistence (tests). */
+  dir?: string;
+  /** Path of the binary (default `redis-server` on PATH). */
+  binary?: string;
+}
+
+/** Spawns `redis-server` on 127.0.0.1 and resolves once it answers PING. */
+export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> {
+  const port = opts.port ?? (await freePort());
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", ""];
+  if (opts.dir) {
+    mkdirSync(opts.dir, { recursive: true });
+    args.push("--dir", opts.dir, "--appendonly", "yes");
+  } else {
+    args.push("--appendonly", "no");
+  }
+  const child: ChildProcess = spawn(opts.binary ?? "redis-server", args, {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let exited = false;
+  let spawnError: Error | undefined;
+  child.on("error", (e) => {
+    spawnError = e;
+  });
+  child.on("exit", () => {
+    exited = true;
+  });
+  await waitFor(
+    `redis-server on port ${port}`,
+    async () => {
+      if (spawnError)
+        throw new Error(
+          `cannot run redis-server (install it: apt-get install redis-server): ${spawnError.message}`,
+        );
+      if (exited) throw new Error("redis-server exited");
+      await ping(port);
+    },
+    15_000,
+  ).catch((error) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      if (exited) return;
+      const done = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await done;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function ping(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(port, "127.0.0.1");
+    socket.setTimeout(1_000);
+    socket.on("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (d) => {
+      socket.destroy();
+      if (d.toString().startsWith("+PONG")) resolve();
+      else reject(new Error(d.toString()));
+    });
+    socket.on("timeout", () => {
+      socket.destroy();
+      reject(new Error("timeout"));
+    });
+    socket.on("error", reject);
+  });
+}
