@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { JournalRow } from "../ledger/types";
-import { getSql } from "./usage-db";
+import { getSql } from "./db";
 
 /**
  * Copies ledger journal rows to Postgres `ledger_journal`; a row already there (same kind + ref) is left
