@@ -1,0 +1,146 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { type EngineError, ScoreRequest } from "../../schema/engine-protocol";
+import { SIGNATURE_HEADER, SignatureVerifier, TIMESTAMP_HEADER } from "../../schema/signing";
+import { type Engine, TooManyTokensError } from "./engine";
+import { Metrics } from "./metrics";
+
+export interface ServerOptions {
+  /** Shared HMAC secret (GPU_SIGNING_SECRET). */
+  secret: string;
+  /** Requests that hold a sequence at once (= the scorer's sequences). */
+  sequences: number;
+  /** Requests that may wait for a sequence; one more gets 503 `overloaded`. */
+  queueMax: number;
+  /** Largest accepted body in bytes. */
+  bodyLimit?: number;
+}
+
+type ErrorCode = EngineError["error"];
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  model_not_served: 404,
+  too_many_tokens: 413,
+  overloaded: 503,
+  internal: 500,
+};
+
+class HttpError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly status = STATUS[code],
+  ) {
+    super(message);
+  }
+}
+
+function send(res: ServerResponse, status: number, body: string, type = "application/json"): void {
+  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > limit) throw new HttpError("bad_request", `body over ${limit} bytes`, 413);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new HttpError("bad_request", `body over ${limit} bytes`, 413);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The GPU worker's HTTP surface: `POST /v1/score` (signed), `GET /livez`, `GET /readyz`, `GET /metrics`.
+ * `engine` is null until the model is loaded and warmed; score calls answer 503 until then.
+ */
+export function createWorkerServer(
+  opts: ServerOptions,
+  getEngine: () => Engine | null,
+): { server: Server; metrics: Metrics } {
+  const metrics = new Metrics();
+  const verifier = new SignatureVerifier(opts.secret);
+  const limit = opts.bodyLimit ?? 1024 * 1024;
+  let inFlight = 0;
+  const track = (delta: number) => {
+    inFlight += delta;
+    metrics.inFlight = inFlight;
+    metrics.queueDepth = Math.max(0, inFlight - opts.sequences);
+  };
+
+  async function score(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const body = await readBody(req, limit);
+    const verdict = await verifier.verify(
+      { method: "POST", path: "/v1/score", body: new Uint8Array(body) },
+      req.headers[TIMESTAMP_HEADER] as string | undefined,
+      req.headers[SIGNATURE_HEADER] as string | undefined,
+    );
+    if (!verdict.ok) throw new HttpError("unauthorized", `signature ${verdict.reason}`);
+    const engine = getEngine();
+    if (!engine) throw new HttpError("overloaded", "model is still loading");
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString("utf8"));
+    } catch {
+      throw new HttpError("bad_request", "body is not valid JSON");
+    }
+    const parsed = ScoreRequest.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new HttpError(
+        "bad_request",
+        `invalid ScoreRequest at ${issue?.path.join(".") || "body"}: ${issue?.message}`,
+      );
+    }
+    if (parsed.data.model !== engine.modelVersion)
+      throw new HttpError(
+        "model_not_served",
+        `this worker serves ${engine.modelVersion}, not ${parsed.data.model}`,
+      );
+    try {
+      engine.checkSize(parsed.data);
+    } catch (err) {
+      if (err instanceof TooManyTokensError) throw new HttpError("too_many_tokens", err.message);
+      throw err;
+    }
+    if (inFlight >= opts.sequences + opts.queueMax) throw new HttpError("overloaded", "queue full");
+    track(1);
+    try {
+      const out = await engine.score(parsed.data);
+      metrics.tokensEvaluated += out.meter.tokens_evaluated;
+      metrics.tokensReused += out.meter.tokens_reused;
+      metrics.request("ok", (performance.now() - started) / 1000);
+      send(res, 200, JSON.stringify(out));
+    } finally {
+      track(-1);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const route = `${req.method} ${path}`;
+    const handle = async () => {
+      if (route === "GET /livez") return send(res, 200, '{"ok":true}');
+      if (route === "GET /readyz")
+        return getEngine() ? send(res, 200, '{"ready":true}') : send(res, 503, '{"ready":false}');
+      if (route === "GET /metrics") return send(res, 200, metrics.render(), "text/plain; version=0.0.4");
+      if (route === "POST /v1/score") return score(req, res);
+      throw new HttpError("bad_request", `no route ${route}`, 404);
+    };
+    handle().catch((err: unknown) => {
+      const e = err instanceof HttpError ? err : new HttpError("internal", "internal error");
+      if (!(err instanceof HttpError)) console.error("engine: unhandled error", err);
+      if (route === "POST /v1/score") metrics.request(e.code);
+      if (res.headersSent) return res.end();
+      const out: EngineError = { error: e.code, message: e.message };
+      send(res, e.status, JSON.stringify(out));
+      // Drain an unread body so the connection stays usable; never wait on it.
+      req.resume();
+    });
+  });
+  return { server, metrics };
+}
