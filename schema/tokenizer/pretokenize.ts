@@ -1,0 +1,124 @@
+import { classOf, LETTER, NUMBER, OTHER, WHITESPACE } from "./categories";
+
+/** A text as codepoints with their classes and UTF-16 offsets (offset[length] = text.length). */
+export interface Scanned {
+  length: number;
+  cps: Int32Array;
+  cls: Uint8Array;
+  utf16: Int32Array;
+}
+
+const OUT = 4; // outside the current chunk: llama.cpp's empty flags
+let scratch: Scanned = {
+  length: 0,
+  cps: new Int32Array(256),
+  cls: new Uint8Array(256),
+  utf16: new Int32Array(257),
+};
+
+/** Decodes `text` into shared scratch buffers (valid until the next call). */
+export function scan(text: string): Scanned {
+  if (scratch.cps.length < text.length) {
+    const size = Math.max(text.length, scratch.cps.length * 2);
+    scratch = {
+      length: 0,
+      cps: new Int32Array(size),
+      cls: new Uint8Array(size),
+      utf16: new Int32Array(size + 1),
+    };
+  }
+  const { cps, cls, utf16 } = scratch;
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    let cp = text.charCodeAt(i);
+    utf16[n] = i;
+    if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < text.length) {
+      const lo = text.charCodeAt(i + 1);
+      if (lo >= 0xdc00 && lo < 0xe000) {
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        i++;
+      }
+    }
+    cps[n] = cp;
+    cls[n] = cp < 0x80 ? ASCII[cp]! : classOf(cp);
+    n++;
+  }
+  utf16[n] = text.length;
+  scratch.length = n;
+  return scratch;
+}
+
+const ASCII = Uint8Array.from({ length: 0x80 }, (_, cp) => classOf(cp));
+
+/**
+ * Calls `emit(start, end)` (codepoint indices) for each pre-token, exactly as llama.cpp's smollm pre-tokenizer:
+ * first every \p{N} codepoint becomes its own chunk, then its hand-written GPT-2 splitter
+ * (unicode_regex_split_custom_gpt2) runs inside each chunk.
+ */
+export function forEachPiece(s: Scanned, emit: (start: number, end: number) => void): void {
+  const { cls, length } = s;
+  let start = 0;
+  for (let i = 0; i < length; i++) {
+    if (cls[i] === NUMBER) {
+      if (i > start) splitChunk(s, start, i, emit);
+      emit(i, i + 1);
+      start = i + 1;
+    }
+  }
+  if (length > start) splitChunk(s, start, length, emit);
+}
+
+function splitChunk(s: Scanned, ini: number, end: number, emit: (start: number, end: number) => void): void {
+  const { cps, cls } = s;
+  const flags = (p: number) => (p >= ini && p < end ? cls[p]! : OUT);
+  let pos = ini;
+  while (pos < end) {
+    const cpt = cps[pos]!;
+    if (cpt === 0x27 && pos + 1 < end) {
+      const next = cps[pos + 1]!;
+      // 's 't 'm 'd
+      if (next === 0x73 || next === 0x74 || next === 0x6d || next === 0x64) {
+        emit(pos, pos + 2);
+        pos += 2;
+        continue;
+      }
+      if (pos + 2 < end) {
+        const nn = cps[pos + 2]!;
+        // 're 've 'll
+        if (
+          (next === 0x72 && nn === 0x65) ||
+          (next === 0x76 && nn === 0x65) ||
+          (next === 0x6c && nn === 0x6c)
+        ) {
+          emit(pos, pos + 3);
+          pos += 3;
+          continue;
+        }
+      }
+    }
+    const from = pos;
+    let f2 = cpt === 0x20 ? flags(pos + 1) : cls[pos]!;
+    if (f2 === LETTER || f2 === NUMBER || f2 === OTHER) {
+      const want = f2;
+      if (cpt === 0x20) pos++;
+      while (f2 === want) f2 = flags(++pos);
+      emit(from, pos);
+      continue;
+    }
+    let ws = 0;
+    while (flags(pos + ws) === WHITESPACE) ws++;
+    if (ws > 1 && pos + ws < end) {
+      // \s+(?!\S): leave the last whitespace for the following word
+      pos += ws - 1;
+      emit(from, pos);
+      continue;
+    }
+    if (ws > 0) {
+      pos += ws;
+      emit(from, pos);
+      continue;
+    }
+    emit(pos, pos + 1);
+    pos++;
+  }
+}
