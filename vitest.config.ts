@@ -1,6 +1,10 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
+// The worker and integration tiers share one throw-away local stack per run (test/setup/global-stack.ts);
+// the worker tier's Miniflare bindings point at it.
+const globalSetup = ["./test/setup/global-stack.ts"];
+
 export default defineConfig({
   test: {
     projects: [
@@ -8,14 +12,35 @@ export default defineConfig({
         test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
+        plugins: [
+          cloudflareTest(({ inject }) => {
+            const stack = inject("stack");
+            return {
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  ENVIRONMENT: "test",
+                  DATABASE_URL: stack.DATABASE_URL,
+                  NEON_WS_PROXY: stack.NEON_WS_PROXY,
+                  NEON_HTTP_ENDPOINT: stack.NEON_HTTP_ENDPOINT,
+                  UPSTASH_REDIS_REST_URL: stack.UPSTASH_REDIS_REST_URL,
+                  UPSTASH_REDIS_REST_TOKEN: stack.UPSTASH_REDIS_REST_TOKEN,
+                  STACK_CONTROL_URL: stack.STACK_CONTROL_URL,
+                  ADMIN_TOKEN: "test-admin-token",
+                  GPU_SIGNING_SECRET: "test-gpu-signing-secret",
+                },
+              },
+            };
+          }),
+        ],
+        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup },
       },
       {
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
           environment: "node",
+          globalSetup,
           testTimeout: 120_000,
           hookTimeout: 300_000,
           fileParallelism: false,
