@@ -1,0 +1,82 @@
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { UNIT_PRICE_MICRO_CENTS } from "../ledger/tiers";
+import type { OriginalResult } from "../stores/idempotency";
+
+/** Token counts of a validated request (from the decide contract). */
+export interface TokenCounts {
+  state_tokens: number;
+  question_tokens: number;
+  input_tokens: number;
+}
+
+/** A charge taken in step 9; `refund` is the exact inverse (idempotent). */
+export interface Charge {
+  usage: OriginalResult["usage"];
+  refund(): Promise<void>;
+}
+
+function ledgerOf(env: Env, accountId: string) {
+  return env.LEDGER.get(env.LEDGER.idFromName(accountId));
+}
+
+/**
+ * Step 9: debits the exact charge (billing rule 1) in one atomic step of the account's ledger.
+ * Test keys cost 0 with tier `test` and never touch the ledger. Throws 402 with the balance and the
+ * required amount, or 503 `billing_unavailable` when the ledger cannot be reached.
+ */
+export async function takeCharge(
+  env: Env,
+  accountId: string,
+  mode: "live" | "test",
+  requestId: string,
+  tokens: TokenCounts,
+): Promise<Charge> {
+  if (mode === "test") {
+    return {
+      usage: { ...tokens, charge_micro_cents: 0, unit_price_micro_cents: 0, tier: "test" },
+      refund: async () => {},
+    };
+  }
+  const amount = tokens.input_tokens * UNIT_PRICE_MICRO_CENTS;
+  const ledger = ledgerOf(env, accountId);
+  let res: Awaited<ReturnType<typeof ledger.debit>>;
+  try {
+    res = await ledger.debit({
+      request_id: requestId,
+      account_id: accountId,
+      tokens: tokens.input_tokens,
+      amount_micro_cents: amount,
+      test: false,
+    });
+  } catch (err) {
+    console.error(`ledger unreachable request_id=${requestId}: ${err instanceof Error ? err.message : err}`);
+    throw new ApiError("billing_unavailable", {
+      retryAfter: 5,
+      message: "Billing is temporarily unavailable.",
+    });
+  }
+  if (!res.ok) {
+    throw new ApiError("insufficient_balance", {
+      message: "The balance does not cover this request.",
+      extra: { balance_micro_cents: res.balance, required_micro_cents: res.required },
+    });
+  }
+  let refunded: Promise<void> | null = null;
+  return {
+    usage: {
+      ...tokens,
+      charge_micro_cents: amount,
+      unit_price_micro_cents: UNIT_PRICE_MICRO_CENTS,
+      tier: res.tier,
+    },
+    refund() {
+      // Retried once: a refund must not be lost to a transient DO hiccup (it is idempotent by request id).
+      refunded ??= ledger
+        .refund(requestId)
+        .catch(() => ledger.refund(requestId))
+        .then(() => undefined);
+      return refunded;
+    },
+  };
+}
