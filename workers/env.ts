@@ -22,4 +22,6 @@ export interface Env {
   FALLBACK_BASE_URL?: string;
   FALLBACK_API_KEY?: string;
   FALLBACK_DEPLOYMENT?: string;
+  /** Operator token for /internal/* routes (ledger credit); compared as SHA-256 in constant time. */
+  ADMIN_TOKEN?: string;
 }
