@@ -1,7 +1,28 @@
-import { Hono } from "hono";
-import type { Env } from "./env";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./middleware/context";
+import { onError } from "./middleware/error-handler";
+import { requestId } from "./middleware/request-id";
+import { routePolicy } from "./middleware/route-policy";
+import { routeNotFound } from "./middleware/routing";
+import { postDecide } from "./routes/decide/post";
+import { keyRoutes } from "./routes/key/get";
+import { modelsRoutes } from "./routes/models/list";
 
-/** The edge application: every public route, in the spec's order of checks. */
-export const app = new Hono<{ Bindings: Env }>();
+/**
+ * The edge application. Every request: request id (+ `x-client-request-id` check), then the matched route's
+ * policy (auth 401 → scope 403, see middleware/route-policy.ts), then the route. Unknown routes → 404,
+ * known paths with another method → 405 with `allow` (derived from the routes below), errors → one envelope.
+ */
+export const app = new OpenAPIHono<AppEnv>();
 
+app.use("*", requestId());
+app.use("/v1/*", routePolicy());
+app.onError(onError);
+app.notFound(routeNotFound(app));
+
+// ---- routes (one line per resource; auth/scope come from ROUTE_POLICIES, not from here) ----
 app.get("/livez", (c) => c.text("ok"));
+app.post("/v1/decide", postDecide);
+app.route("/", keyRoutes);
+app.route("/", modelsRoutes);
+// ---- end of routes ----

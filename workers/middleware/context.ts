@@ -1,0 +1,21 @@
+import type { Env } from "../env";
+import type { KeyRecord } from "../stores/keys";
+import type { RateLimitState } from "./rate-limit-headers";
+
+/** Per-request values the front door puts on the Hono context (`c.get(...)`). */
+export interface AppVariables {
+  /** `req_` + monotonic ULID; equals `x-request-id`, body `id` and `error.request_id`. */
+  requestId: string;
+  /** The caller's valid `x-client-request-id`, echoed on every response. */
+  clientRequestId: string | undefined;
+  /** The authenticated key (set by `requireApiKey`). */
+  apiKey: KeyRecord;
+  /** Real remaining counts from the rate limiter; absent until a limiter sets them. */
+  rateLimit: RateLimitState | undefined;
+}
+
+/** Hono environment of the edge app. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: AppVariables;
+}
