@@ -52,8 +52,18 @@ export async function seedAccount(query: SeedQuery, opts: SeedAccountOptions = {
     opts.rpmLimit ?? null,
     opts.tpmLimit ?? null,
   ]);
+  const keys = await seedKeys(query, accountId, opts.keys ?? [{ mode: "live" }, { mode: "test" }]);
+  return { accountId, keys };
+}
+
+/** Inserts API keys for an existing account; returns their secrets. */
+export async function seedKeys(
+  query: SeedQuery,
+  accountId: string,
+  specs: SeedKeyOptions[],
+): Promise<SeededKey[]> {
   const keys: SeededKey[] = [];
-  for (const k of opts.keys ?? [{ mode: "live" }, { mode: "test" }]) {
+  for (const k of specs) {
     const { secret, hash, prefix } = await generateApiKey(k.mode);
     const id = `key_${ulid()}`;
     const scopes = [...(k.scopes ?? ALL_SCOPES)];
@@ -76,5 +86,5 @@ export async function seedAccount(query: SeedQuery, opts: SeedAccountOptions = {
     );
     keys.push({ id, secret, hash, prefix, mode: k.mode, scopes });
   }
-  return { accountId, keys };
+  return keys;
 }

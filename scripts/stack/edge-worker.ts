@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** The edge Worker running in workerd (Miniflare) with its Durable Objects. */
+export interface EdgeWorker {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface EdgeWorkerOptions {
+  bindings: Record<string, string>;
+  /** 0 = a free port. */
+  port?: number;
+  /** Durable Object storage directory; omit for in-memory. */
+  persistDir?: string;
+  /** Entry module (default `workers/index.ts`). */
+  entry?: string;
+}
+
+/** esbuild-bundles the Worker the way wrangler does (ESM, workerd conditions, node: builtins left to nodejs_compat). */
+export async function bundleWorker(entry = join(ROOT, "workers/index.ts")): Promise<string> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser", "import", "module", "default"],
+    mainFields: ["browser", "module", "main"],
+    external: ["cloudflare:*", "node:*", ...builtinModules],
+    write: false,
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+/** Reads compatibility settings and Durable Object bindings from wrangler.toml (one source for both). */
+export function wranglerSettings(): {
+  compatibilityDate: string;
+  compatibilityFlags: string[];
+  durableObjects: Record<string, { className: string; useSQLite: true }>;
+} {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const durableObjects: Record<string, { className: string; useSQLite: true }> = {};
+  for (const block of toml.split(/^\[\[durable_objects\.bindings\]\]\s*$/m).slice(1)) {
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
+    const className = /^class_name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
+    if (name && className) durableObjects[name] = { className, useSQLite: true };
+  }
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1] ?? "2026-04-01";
+  const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1] ?? "";
+  return {
+    compatibilityDate: date,
+    compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
+    durableObjects,
+  };
+}
+
+/** Bundles and starts the Worker on 127.0.0.1. */
+export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWorker> {
+  const script = await bundleWorker(opts.entry);
+  const mf = new Miniflare({
+    modules: [{ type: "ESModule", path: "index.js", contents: script }],
+    ...wranglerSettings(),
+    durableObjectsPersist: opts.persistDir ?? false,
+    bindings: opts.bindings,
+    host: "127.0.0.1",
+    port: opts.port ?? 0,
+  });
+  const url = (await mf.ready).toString().replace(/\/$/, "");
+  return { url, stop: () => mf.dispose() };
+}

@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
+import { creditDemo, type DemoInfo, ensureDemoAccount } from "./demo";
+import { startEdgeWorker } from "./edge-worker";
+import { waitFor } from "./free-port";
+import { withNodeClient } from "./neon-node";
+import { type Services, startServices } from "./services";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export interface StackOptions {
+  /** Where data lives across restarts (`.local` for `npm start`); omit for an all-in-memory, throw-away stack. */
+  dataDir?: string;
+  /** Worker port (default: a free port). */
+  port?: number;
+  /** Start the GPU worker (default true); false saves ~10 s and a core when a test needs no model. */
+  gpu?: boolean;
+  /** Seed the demo account and write `demo.json` in dataDir (else a temp dir removed on stop) (default true). */
+  seed?: boolean;
+  /** Extra Worker bindings (e.g. fakes' URLs); they override the stack's. */
+  bindings?: Record<string, string>;
+  log?: (line: string) => void;
+}
+
+export interface Stack {
+  baseUrl: string;
+  /** The Worker's bindings (DATABASE_URL, NEON_*, UPSTASH_*, GPU_*, ADMIN_TOKEN, ...). */
+  env: Record<string, string>;
+  services: Services;
+  gpu?: RunningWorker;
+  demo?: DemoInfo;
+  /** Path of the demo.json written (when seeded). */
+  demoFile?: string;
+  /** Warnings met on the way (e.g. the credit route missing). */
+  warnings: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the whole local stack: Postgres (PGlite or DATABASE_URL) + Neon bridge, redis (or
+ * UPSTASH_REDIS_REST_URL) + Upstash bridge, migrations, the GPU worker, the edge Worker in workerd, and
+ * the demo seed. Used by `npm start`, black-box tests and benchmarks.
+ */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const log = opts.log ?? (() => {});
+  const dataDir = opts.dataDir ? resolve(opts.dataDir) : undefined;
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const warnings: string[] = [];
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch((e) => log(`stop failed: ${String(e)}`));
+    stops.length = 0;
+  };
+  try {
+    const gpuSecret = process.env.GPU_SIGNING_SECRET || randomBytes(32).toString("hex");
+    const adminToken = process.env.ADMIN_TOKEN || randomBytes(32).toString("hex");
+    const wantGpu = opts.gpu !== false && existsSync(join(ROOT, "gpu-worker/src/main.ts"));
+
+    const gpuStart = wantGpu
+      ? startWorker({ GPU_SIGNING_SECRET: gpuSecret }).then(
+          (w) => {
+            stops.push(w.stop);
+            return w;
+          },
+          (e: Error) => {
+            warnings.push(`GPU worker did not start: ${e.message.split("\n")[0]}`);
+            return undefined;
+          },
+        )
+      : Promise.resolve(undefined);
+    const services = await startServices({
+      pgDataDir: dataDir && join(dataDir, "pg"),
+      redisDir: dataDir && join(dataDir, "redis"),
+    });
+    stops.push(services.stop);
+    log(
+      `stack: postgres ${services.env.DATABASE_URL.replace(/:[^:@/]*@/, ":***@")}, redis ${services.env.UPSTASH_REDIS_REST_URL}` +
+        (services.applied.length ? `, migrated ${services.applied.join(", ")}` : ""),
+    );
+    const gpu = await gpuStart;
+    if (gpu) log(`stack: GPU worker ${gpu.url}`);
+
+    const env: Record<string, string> = {
+      ENVIRONMENT: "local",
+      ...services.env,
+      GPU_SIGNING_SECRET: gpuSecret,
+      ADMIN_TOKEN: adminToken,
+      ...(gpu ? { GPU_POOL_URLS: gpu.url } : {}),
+      ...opts.bindings,
+    };
+    const worker = await startEdgeWorker({
+      bindings: env,
+      port: opts.port,
+      persistDir: dataDir && join(dataDir, "do"),
+    });
+    stops.push(worker.stop);
+    await waitFor("the Worker's /livez", async () => {
+      const res = await fetch(`${worker.url}/livez`);
+      if (res.status !== 200) throw new Error(`status ${res.status}`);
+    });
+
+    let demo: DemoInfo | undefined;
+    let demoFile: string | undefined;
+    if (opts.seed !== false) {
+      let dir = dataDir;
+      if (!dir) {
+        const tmp = mkdtempSync(join(tmpdir(), "svc-stack-"));
+        stops.push(async () => rmSync(tmp, { recursive: true, force: true }));
+        dir = tmp;
+      }
+      const file = join(dir, "demo.json");
+      demoFile = file;
+      demo = await withNodeClient(services.env.DATABASE_URL, { wsProxy: services.env.NEON_WS_PROXY }, (q) =>
+        ensureDemoAccount(q, file, worker.url),
+      );
+      const warning = await creditDemo(worker.url, adminToken, demo.account_id);
+      if (warning) warnings.push(warning);
+    }
+    for (const w of warnings) log(`warning: ${w}`);
+    return { baseUrl: worker.url, env, services, gpu, demo, demoFile, warnings, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

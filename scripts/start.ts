@@ -1,0 +1,48 @@
+// `npm start`: the whole service on this machine (see README "Local stack"). Data persists under .local/.
+import { startStack } from "./stack/start-stack";
+
+export { type Stack, type StackOptions, startStack } from "./stack/start-stack";
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const port = Number(process.env.PORT ?? 8787);
+  const stack = await startStack({ dataDir: ".local", port, log: (line) => console.log(line) });
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the local stack`);
+    stack.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+
+  console.log(`\nsvc is up at ${stack.baseUrl} (ready in ${Math.round(performance.now() - t0)} ms)`);
+  if (stack.demo) {
+    console.log(`demo account ${stack.demo.account_id}; keys in ${stack.demoFile}. Try:\n`);
+    console.log(`  curl -s ${stack.baseUrl}/v1/key -H "authorization: Bearer ${stack.demo.test_key}"\n`);
+    console.log(
+      `  curl -s ${stack.baseUrl}/v1/decide -H "authorization: Bearer ${stack.demo.test_key}" -H "content-type: application/json" -d '${decideExample()}'\n`,
+    );
+  }
+  console.log("Ctrl-C stops everything.");
+}
+
+function decideExample(): string {
+  return JSON.stringify({
+    model: "svc-1",
+    state: "The customer wrote: my parcel arrived broken, I want my money back.",
+    questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
+  });
+}
+
+// Only when run as a script (tests import startStack from ./stack/start-stack).
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/"))) {
+  main().catch((error) => {
+    console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+}
