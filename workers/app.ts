@@ -4,7 +4,9 @@ import { onError } from "./middleware/error-handler";
 import { requestId } from "./middleware/request-id";
 import { routePolicy } from "./middleware/route-policy";
 import { routeNotFound } from "./middleware/routing";
+import { balanceRoutes } from "./routes/balance/get";
 import { postDecide } from "./routes/decide/post";
+import { internalLedgerRoutes } from "./routes/internal/ledger-credit";
 import { keyRoutes } from "./routes/key/get";
 import { modelsRoutes } from "./routes/models/list";
 
@@ -25,4 +27,6 @@ app.get("/livez", (c) => c.text("ok"));
 app.post("/v1/decide", postDecide);
 app.route("/", keyRoutes);
 app.route("/", modelsRoutes);
+app.route("/", balanceRoutes);
+app.route("/", internalLedgerRoutes);
 // ---- end of routes ----
