@@ -1,3 +1,4 @@
+import { answerCode, codeLine } from "./answer-codes";
 import type { ValidatedDecide, ValidatedQuestion } from "./decide";
 import type { ScoreQuestion, ScoreRequest } from "./engine-protocol";
 import { isJsonObject, type JsonValue } from "./json";
@@ -7,11 +8,6 @@ import { isJsonObject, type JsonValue } from "./json";
  * charged. One module for the Worker (token limits, billing) and the GPU worker; the fixed scaffolding around
  * these pieces (system text, chat template) lives with the engine's framing and is never billed.
  */
-
-// Placeholder until schema/answer-codes.ts (tokenizer helper) lands: A–Z, then AA, AB, … (255 codes).
-const ANSWER_CODES: readonly string[] = Array.from({ length: 255 }, (_, i) =>
-  i < 26 ? String.fromCharCode(65 + i) : String.fromCharCode(64 + Math.floor(i / 26), 65 + (i % 26)),
-);
 
 /** A piece of a template: literal text or a `{{path}}` reference split into segments. */
 export type TemplatePart = { text: string } | { path: string[]; raw: string };
@@ -99,9 +95,6 @@ export function substitute(text: string, state: JsonValue): string {
 const criteriaList = (q: ValidatedQuestion): string[] =>
   q.criteria === null ? [] : typeof q.criteria === "string" ? [q.criteria] : q.criteria;
 
-/** The answer code shown before the i-th option or level. */
-export const answerCode = (i: number): string => ANSWER_CODES[i] ?? String(i + 1);
-
 /** One rendered question as billed: instructions, criteria, then options or levels with their answer codes. */
 export function renderQuestion(q: ValidatedQuestion, state: JsonValue): string {
   const lines = [substitute(q.instructions, state)];
@@ -109,11 +102,10 @@ export function renderQuestion(q: ValidatedQuestion, state: JsonValue): string {
   else if (q.criteria) lines.push("Criteria:", ...q.criteria.map((c) => `- ${substitute(c, state)}`));
   if (q.type === "pick") {
     lines.push("Options:");
-    for (const [i, o] of q.options.entries())
-      lines.push(`${answerCode(i)}. ${o.label}${o.description === null ? "" : `: ${o.description}`}`);
+    for (const [i, o] of q.options.entries()) lines.push(codeLine(answerCode(i), o.label, o.description));
   } else if (q.type === "rate") {
     lines.push("Levels (lowest first):");
-    for (const [i, level] of q.levels.entries()) lines.push(`${answerCode(i)}. ${level}`);
+    for (const [i, level] of q.levels.entries()) lines.push(codeLine(answerCode(i), level));
   }
   return lines.join("\n");
 }

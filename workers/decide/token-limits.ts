@@ -1,6 +1,7 @@
 import type { ValidatedDecide } from "../../schema/decide";
 import { MAX_ALL_QUESTIONS_TOKENS, type ModelLimits } from "../../schema/models";
 import { renderQuestion, renderState } from "../../schema/render";
+import { countTokens } from "../../schema/tokenizer";
 import { ApiError } from "../errors";
 
 /** Token counter of the model family's pinned tokenizer (special tokens off). */
@@ -20,7 +21,11 @@ export interface TokenCounts {
  * 3. all questions together over 4,096 → 413 `request_too_long` (param `questions`);
  * 4. state plus questions over `max_total_tokens` → 413 `request_too_long` (no param).
  */
-export function checkTokenLimits(v: ValidatedDecide, limits: ModelLimits, count: CountTokens): TokenCounts {
+export function checkTokenLimits(
+  v: ValidatedDecide,
+  limits: ModelLimits,
+  count: CountTokens = countTokens,
+): TokenCounts {
   const state_tokens = count(renderState(v.state));
   if (state_tokens > limits.max_state_tokens)
     throw new ApiError("state_too_long", {
