@@ -1,11 +1,12 @@
 import type { Context } from "hono";
+import { renderForEngine } from "../../../schema/render";
+import { runMoneyPath } from "../../decide/admission";
 import { runFrontDoor } from "../../decide/front-door";
 import { checkReferences } from "../../decide/references";
 import { resolveModel } from "../../decide/resolve-model";
 import { checkTokenLimits } from "../../decide/token-limits";
 import { checkUniqueness } from "../../decide/uniqueness";
 import { validateDecideRequest } from "../../decide/validate";
-import { ApiError } from "../../errors";
 import type { AppEnv } from "../../middleware/context";
 
 /**
@@ -14,7 +15,7 @@ import type { AppEnv } from "../../middleware/context";
  */
 export async function postDecide(c: Context<AppEnv>): Promise<Response> {
   // 2. idempotency-key header, body size (413), content type (400), strict JSON (400 invalid_json/duplicate_key)
-  const { body } = await runFrontDoor(c);
+  const { body, idempotencyKey } = await runFrontDoor(c);
   // 3. schema (422, spec precedence)
   const request = validateDecideRequest(body);
   // 4. model name (404 model_not_found / model_retired)
@@ -24,9 +25,12 @@ export async function postDecide(c: Context<AppEnv>): Promise<Response> {
   checkUniqueness(request);
   // 6. rendering and token limits (413); the charge is known from here on
   const tokens = checkTokenLimits(request, model.version.limits);
-  void tokens;
-
-  // 7–10. idempotency (409), rate limits (429), balance (402), dispatch: added by the money-path step. Until
-  // they are wired nothing can serve the request, so it is answered as having no capacity (never a 500).
-  throw new ApiError("no_capacity", { message: "No serving capacity is available.", retryAfter: 1 });
+  // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500), the Decision, usage event
+  return runMoneyPath(c, {
+    body,
+    idempotencyKey,
+    resolved: model,
+    engineRequest: renderForEngine(request, model.version.id, c.get("requestId")),
+    tokens,
+  });
 }
