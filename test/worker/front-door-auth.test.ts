@@ -1,6 +1,7 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { keyChecksum } from "../../schema/api-key";
+import { sqlQuery } from "../support/seed";
 import { BASE, bearer, call, expectError, seed, VALID_DECIDE } from "./front-door-helpers";
 
 const HOUR = 3_600_000;
@@ -165,5 +166,22 @@ describe("ratelimit-policy / ratelimit on every authenticated API response", () 
     expect(res.status).not.toBe(500);
     expect(res.status).not.toBe(400);
     expect(res.headers.get("ratelimit")).toMatch(CURRENT);
+  });
+});
+
+describe("Revocation stops a key on every replica within about a second", () => {
+  it("revoked in Postgres → 401 revoked_api_key within 1.2 s", async () => {
+    const a = await seed({ keys: [{ mode: "live" }] });
+    const k = a.keys[0]!;
+    expect((await call("GET", "/v1/key", { headers: bearer(k.secret) })).status).toBe(200);
+    await sqlQuery(env)("UPDATE api_keys SET revoked_at = now() WHERE id = $1", [k.id]);
+    const t0 = Date.now();
+    let res = await call("GET", "/v1/key", { headers: bearer(k.secret) });
+    while (res.status === 200 && Date.now() - t0 < 1500) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await call("GET", "/v1/key", { headers: bearer(k.secret) });
+    }
+    await expectError(res, 401, "revoked_api_key");
+    expect(Date.now() - t0).toBeLessThan(1200);
   });
 });
