@@ -12,7 +12,7 @@ describe("npm start (startStack), black-box over HTTP", () => {
 
   it("answers /livez, seeds a demo account with a live and a test key, writes demo.json; data survives a restart", async () => {
     const first = await startStack({ dataDir, gpu: false });
-    let demo: Record<string, string>;
+    let demo: { account_id: string; base_url: string; live_key: string; test_key: string };
     try {
       expect((await fetch(`${first.baseUrl}/livez`)).status).toBe(200);
       const file = join(dataDir, "demo.json");
