@@ -23,6 +23,8 @@ export interface Framing {
   questionPrompt(q: ScoreQuestion): Piece[];
   /** One continuation per outcome, in order: pick → options, rate → levels, check → [yes, no]. */
   continuations(q: ScoreQuestion): string[];
+  /** Set on a composite: the framing used per question type (all parts share one state prefix). */
+  parts?: Partial<Record<ScoreQuestion["type"], string>>;
 }
 
 const criteriaText = (q: ScoreQuestion) => (q.criteria.length ? `\nCriteria: ${q.criteria.join("; ")}` : "");
@@ -126,6 +128,19 @@ export const plainCorrectIncorrect = checkWords(
   "incorrect",
   "correct or incorrect",
 );
+
+/** Per question type a different framing; the parts must share `statePrefix` (evaluated once per request). */
+export function composite(id: string, parts: Record<ScoreQuestion["type"], Framing>): Framing {
+  const of = (q: ScoreQuestion) => parts[q.type];
+  return {
+    id,
+    mode: "label",
+    statePrefix: parts.pick.statePrefix,
+    questionPrompt: (q) => of(q).questionPrompt(q),
+    continuations: (q) => of(q).continuations(q),
+    parts: { pick: parts.pick.id, rate: parts.rate.id, check: parts.check.id },
+  };
+}
 
 export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
   [

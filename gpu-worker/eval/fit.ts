@@ -1,0 +1,118 @@
+import { applyCalibration, type Calibration, type QuestionType } from "../src/calibration";
+import { nll } from "./metrics";
+
+/** One training example: raw label scores, tokens per outcome, and the correct outcome index. */
+export interface Example {
+  scores: number[];
+  tokens: number[];
+  answer: number;
+}
+
+export type TypeFit = Calibration["types"][QuestionType];
+
+/** Raw scores are floored so an unreachable label (−∞) cannot poison the fit. */
+const FLOOR = -100;
+const clean = (s: number) => (Number.isFinite(s) ? Math.max(FLOOR, s) : FLOOR);
+
+/** Applies one type's fit with the engine's own `applyCalibration`, so evaluation sees what the engine computes. */
+export function calibrate(
+  type: QuestionType,
+  fit: TypeFit,
+  ex: Pick<Example, "scores" | "tokens">,
+): number[] {
+  const identity = { temperature: 1, bias: [] as number[] };
+  const cal: Calibration = {
+    version: "cal-00000000-0",
+    framing: "",
+    types: { pick: identity, rate: identity, check: identity, [type]: fit },
+  };
+  return applyCalibration(type, ex.scores.map(clean), ex.tokens, cal);
+}
+
+/** Mean NLL + gradient of z_i = a·s_i' + b_i (convex in a and b), with a small L2 on b to pin the softmax gauge. */
+function lossGrad(
+  xs: number[][],
+  ys: number[],
+  a: number,
+  b: number[],
+  l2: number,
+): { loss: number; ga: number; gb: number[] } {
+  let loss = 0;
+  let ga = 0;
+  const gb = b.map(() => 0);
+  xs.forEach((s, n) => {
+    const z = s.map((v, i) => a * v + (b[i] ?? 0));
+    const m = Math.max(...z);
+    const e = z.map((v) => Math.exp(v - m));
+    const sum = e.reduce((x, y) => x + y, 0);
+    const y = ys[n] as number;
+    loss += Math.log(sum) + m - (z[y] as number);
+    e.forEach((ev, i) => {
+      const g = ev / sum - (i === y ? 1 : 0);
+      ga += g * (s[i] as number);
+      gb[i] = (gb[i] as number) + g;
+    });
+  });
+  const N = Math.max(1, xs.length);
+  loss = loss / N + l2 * b.reduce((x, v) => x + v * v, 0);
+  return { loss, ga: ga / N, gb: gb.map((g, i) => g / N + 2 * l2 * (b[i] as number)) };
+}
+
+/**
+ * Fits inverse temperature a = 1/T (> 0) and a bias per outcome position by minimising mean NLL on `train`
+ * (gradient descent with backtracking; deterministic). `fixLast`: bias of the last position pinned at 0
+ * (used for check so that bias[0] alone carries the yes/no offset).
+ */
+export function fitType(
+  train: Example[],
+  lengthNormalize: boolean,
+  opts: { fixLast?: boolean; iters?: number } = {},
+): TypeFit {
+  const xs = train.map((e) =>
+    e.scores.map((s, i) => (lengthNormalize ? clean(s) / Math.max(1, e.tokens[i] ?? 1) : clean(s))),
+  );
+  const ys = train.map((e) => e.answer);
+  const k = Math.max(0, ...xs.map((s) => s.length));
+  const l2 = opts.fixLast ? 0 : 1e-4;
+  let a = 1;
+  let b = new Array<number>(k).fill(0);
+  let step = 1;
+  let cur = lossGrad(xs, ys, a, b, l2);
+  for (let it = 0; it < (opts.iters ?? 3000); it++) {
+    const gb = opts.fixLast ? cur.gb.map((g, i) => (i === k - 1 ? 0 : g)) : cur.gb;
+    const gnorm2 = cur.ga ** 2 + gb.reduce((x, g) => x + g * g, 0);
+    if (gnorm2 < 1e-14) break;
+    let accepted = false;
+    while (step > 1e-10) {
+      const na = Math.max(1e-3, a - step * cur.ga);
+      const nb = b.map((v, i) => v - step * (gb[i] as number));
+      const next = lossGrad(xs, ys, na, nb, l2);
+      if (next.loss <= cur.loss - 1e-4 * step * gnorm2) {
+        [a, b, cur] = [na, nb, next];
+        step *= 1.5;
+        accepted = true;
+        break;
+      }
+      step /= 2;
+    }
+    if (!accepted) break;
+  }
+  const round = (v: number) => Math.round(v * 1e6) / 1e6;
+  return { temperature: round(1 / a), bias: b.map(round), length_normalize: lengthNormalize };
+}
+
+/** Fits with length normalisation off and on; keeps the one with the lower train NLL. */
+export function fitBest(
+  type: QuestionType,
+  train: Example[],
+): { fit: TypeFit; trainNll: { off: number; on: number } } {
+  const nllOf = (f: TypeFit) =>
+    nll(
+      train.map((e) => calibrate(type, f, e)),
+      train.map((e) => e.answer),
+    );
+  const off = fitType(train, false, { fixLast: type === "check" });
+  const on = fitType(train, true, { fixLast: type === "check" });
+  const [nOff, nOn] = [nllOf(off), nllOf(on)];
+  return { fit: nOn < nOff ? on : off, trainNll: { off: nOff, on: nOn } };
+}

@@ -1,0 +1,45 @@
+import type { Row } from "./report";
+
+const f = (v: number | undefined, d = 3) => (v === undefined || Number.isNaN(v) ? "–" : v.toFixed(d));
+const arrow = (a: number | undefined, b: number | undefined, d = 3) => `${f(a, d)} → ${f(b, d)}`;
+const fitText = (r: Row) =>
+  `T ${f(r.e.fit.temperature, 2)}, b [${r.e.fit.bias.map((b) => f(b, 2)).join(", ")}]${r.e.fit.length_normalize ? ", len-norm" : ""}`;
+
+/** Every variant × type: held-out metrics before → after calibration. */
+export function compareTable(rows: Row[]): string {
+  const head =
+    "| framing | type | n (train/held-out) | accuracy | AUC (check) | ECE-15 | Brier | NLL | train NLL (fit) | fit |";
+  const lines = rows.map((r) => {
+    const nTrain = "";
+    const { before: b, after: a } = r.e;
+    return `| \`${r.framing}\` | ${r.e.type} | ${nTrain}${a.n} | ${arrow(b.accuracy, a.accuracy)} | ${r.e.type === "check" ? arrow(b.auc, a.auc) : "–"} | ${arrow(b.ece, a.ece)} | ${arrow(b.brier, a.brier)} | ${arrow(b.nll, a.nll)} | ${f(r.e.trainFitNll)} | ${fitText(r)} |`;
+  });
+  return [
+    head.replace("n (train/held-out)", "n held-out"),
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...lines,
+  ].join("\n");
+}
+
+/** The chosen framing per type on the full held-out split. */
+export function finalTable(rows: Row[], title: string): string {
+  const head = `| ${title} | type | n held-out | accuracy | AUC | ECE-15 (top label) | ECE-15 P(yes) | Brier | NLL | mean confidence | fit |`;
+  const lines = rows.map((r) => {
+    const { before: b, after: a } = r.e;
+    const chk = r.e.type === "check";
+    return `| \`${r.framing}\` | ${r.e.type} | ${a.n} | ${arrow(b.accuracy, a.accuracy)} | ${chk ? arrow(b.auc, a.auc) : "–"} | ${arrow(b.ece, a.ece)} | ${chk ? arrow(b.eceYes, a.eceYes) : "–"} | ${arrow(b.brier, a.brier)} | ${arrow(b.nll, a.nll)} | ${arrow(b.meanConfidence, a.meanConfidence)} | ${fitText(r)} |`;
+  });
+  return [head, "|---|---|---|---|---|---|---|---|---|---|---|", ...lines].join("\n");
+}
+
+export function sourceTable(
+  rows: { type: string; source: string; n: number; accuracy: number; meanConfidence: number }[],
+): string {
+  return [
+    "| type | generator | n | accuracy | mean confidence |",
+    "|---|---|---|---|---|",
+    ...rows.map(
+      (r) => `| ${r.type} | ${r.source} | ${r.n} | ${f(r.accuracy, 2)} | ${f(r.meanConfidence, 2)} |`,
+    ),
+  ].join("\n");
+}

@@ -1,0 +1,42 @@
+/**
+ * `npm run eval`: scores the labelled set under every framing variant (cached in .cache/eval), fits calibration
+ * on the train split, reports the held-out split, writes the calibration artifact, docs/quality.md tables and
+ * docs/img/reliability.png.
+ *   --score-only   stop after scoring
+ *   --dry          write nothing (no artifact, PNG or docs); print the tables
+ *   --cached-only  score nothing; report from .cache/eval as it is
+ *   --stride N     compare the variants on every N-th item of each type (a stratified subset; default 5) and
+ *                  score the full set only for the finalists (`--full a,b`, default plain-qa and code-letters)
+ */
+import { loadDataset } from "./load";
+import { VARIANTS } from "./plan";
+import { scoreAll } from "./score-all";
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const stride = Number(arg("--stride") ?? 5);
+const full = (arg("--full") ?? "plain-qa,code-letters").split(",");
+
+const items = loadDataset();
+const subset = items.filter((it) => {
+  const sameType = items.filter((x) => x.type === it.type);
+  return sameType.indexOf(it) % stride === 0;
+});
+const cachedOnly = process.argv.includes("--cached-only");
+const compared = await scoreAll(subset, VARIANTS, console.log, cachedOnly);
+const finals = await scoreAll(
+  items,
+  VARIANTS.filter((v) => full.includes(v.framing.id)),
+  console.log,
+  cachedOnly,
+);
+if (!process.argv.includes("--score-only")) {
+  const { evaluateAndWrite } = await import("./report");
+  await evaluateAndWrite(
+    { items, subset, stride, compared, finals },
+    console.log,
+    process.argv.includes("--dry"),
+  );
+}
