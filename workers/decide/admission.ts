@@ -65,7 +65,7 @@ async function admitOrFailOpen(
   keyed: boolean,
 ): Promise<Admission | null> {
   try {
-    return await admitCall(c.env, subject, requestId, tokens);
+    return await admitCall(c.env, subject, requestId, tokens, Date.now(), (s) => publishRateLimit(c, s));
   } catch (err) {
     if (!(err instanceof StoreUnavailableError)) throw err;
     // Limiter down: a keyed call already needed Redis; an unkeyed live call is still billed exactly by the
@@ -132,7 +132,6 @@ async function moneyPath(
   let charge: Charge | null = null;
   try {
     admission = await admitOrFailOpen(c, subject, requestId, input.tokens.input_tokens, handle !== null);
-    if (admission) publishRateLimit(c, admission.state);
     charge = await takeCharge(c.env, subject.accountId, subject.mode, requestId, input.tokens);
     const out = await dispatch(c.env, input.engineRequest, {
       fallback: subject.mode === "live" ? input.resolved.fallback : null,

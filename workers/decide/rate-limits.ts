@@ -69,7 +69,8 @@ export interface Admission {
 }
 
 /**
- * Step 8 of the order of checks. Throws 429 naming the exhausted limit (nothing taken), or
+ * Step 8 of the order of checks. Reports the real counts to `onState`, then throws 429 naming the
+ * exhausted limit (nothing taken), or
  * StoreUnavailableError when Redis cannot be reached (the caller decides; see docs/decisions.md).
  */
 export async function admitCall(
@@ -78,6 +79,7 @@ export async function admitCall(
   requestId: string,
   tokens: number,
   now: number = Date.now(),
+  onState: (s: RateLimitState) => void = () => {},
 ): Promise<Admission> {
   const limits = limitsFor(subject);
   const policy = limits.key;
@@ -98,6 +100,7 @@ export async function admitCall(
     }),
   );
   const state: RateLimitState = { policy, remaining: out.remaining, resetSeconds: resetSeconds(now) };
+  onState(state);
   if (out.verdict !== "ok") {
     const retryAfter =
       out.verdict === "test_daily_quota"
