@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -37,9 +37,9 @@ export async function verifyModelFile(
   const fix = "Fix: run `npm run model:pull` (or set SVC_MODEL_PATH to a verified copy).";
   if (!existsSync(path)) throw new ModelFileError(`model file not found: ${path}. ${fix}`);
   const want =
-    expected ??
-    process.env.SVC_MODEL_SHA256 ??
-    (basename(path) === DEFAULT_MODEL_FILE ? DEFAULT_MODEL_SHA256 : undefined);
+    expected ||
+    process.env.SVC_MODEL_SHA256 ||
+    (basename(realpathSync(path)) === DEFAULT_MODEL_FILE ? DEFAULT_MODEL_SHA256 : undefined);
   if (!want)
     throw new ModelFileError(
       `no sha256 known for ${path}. Fix: set SVC_MODEL_SHA256 to the file's published hash.`,

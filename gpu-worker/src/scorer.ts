@@ -25,6 +25,11 @@ export interface ScorerOptions {
   /** Tokens one sequence can hold (state prefix + one question + its longest continuation). */
   contextSize?: number;
   gpu?: "auto" | "cuda" | false;
+  /**
+   * Default true: one decode at a time, so no batch mixes two requests (byte-identical answers under load).
+   * False lets concurrent requests' decodes co-batch (faster on a GPU, not batch-invariant); benchmarks only.
+   */
+  isolateRequests?: boolean;
 }
 
 /** Tokens evaluated for a request, and tokens read from the KV cache instead of being evaluated again. */
@@ -131,7 +136,10 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   const seqs: LlamaContextSequence[] = [];
   for (let i = 0; i < opts.sequences; i++) seqs.push(context.getSequence());
   const pool = new Pool(seqs);
-  const decode = new Mutex();
+  const mutex = new Mutex();
+  const decode = {
+    run: <T>(fn: () => Promise<T>): Promise<T> => (opts.isolateRequests === false ? fn() : mutex.run(fn)),
+  };
 
   async function score(seq: LlamaContextSequence, p: Plan): Promise<RawScores> {
     const meter: Meter = { tokens_evaluated: 0, tokens_reused: 0 };
