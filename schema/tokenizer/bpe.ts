@@ -1,4 +1,4 @@
-import { SVC1_MERGES, SVC1_META, SVC1_TOKENS } from "./data/svc1-vocab";
+import { SVC1_BYTE_IDS, SVC1_MERGES, SVC1_META } from "./data/svc1-vocab";
 
 const TABLE_BITS = 17; // 131,072 slots for 48,900 merges
 const TABLE_MASK = (1 << TABLE_BITS) - 1;
@@ -11,18 +11,6 @@ export interface Vocab {
   keys: Uint32Array;
   ranks: Int32Array;
   mergeResultBase: number;
-  tokens: string[];
-}
-
-/** GPT-2's byte → printable character mapping. */
-export function bytesToUnicode(): number[] {
-  const map = new Array<number>(256);
-  let extra = 0;
-  for (let b = 0; b < 256; b++) {
-    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-    map[b] = printable ? b : 256 + extra++;
-  }
-  return map;
 }
 
 let vocab: Vocab | undefined;
@@ -30,13 +18,7 @@ let vocab: Vocab | undefined;
 /** Builds (once) the merge table from the generated data module. */
 export function loadVocab(): Vocab {
   if (vocab) return vocab;
-  const tokens = SVC1_TOKENS.split("\n");
-  const single = new Map<string, number>();
-  for (let i = 0; i < tokens.length; i++) if (tokens[i]!.length === 1) single.set(tokens[i]!, i);
-  const byteIds = new Int32Array(256);
-  bytesToUnicode().forEach((ch, b) => {
-    byteIds[b] = single.get(String.fromCharCode(ch)) ?? -1;
-  });
+  const byteIds = Int32Array.from(SVC1_BYTE_IDS);
   const raw = atob(SVC1_MERGES);
   const keys = new Uint32Array(1 << TABLE_BITS);
   const ranks = new Int32Array(1 << TABLE_BITS);
@@ -50,7 +32,7 @@ export function loadVocab(): Vocab {
     keys[slot] = key;
     ranks[slot] = rank;
   }
-  vocab = { byteIds, keys, ranks, mergeResultBase: SVC1_META.mergeResultBase, tokens };
+  vocab = { byteIds, keys, ranks, mergeResultBase: SVC1_META.mergeResultBase };
   return vocab;
 }
 
