@@ -16,7 +16,7 @@ import { CATEGORIES } from "./dataset/tables";
 export const SEED = 20261121;
 export const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), "data");
 
-/** All items, deterministic for SEED. Split by state group (~60 % train) so held-out states are unseen. */
+/** All items, deterministic for SEED. Split by state text (~60 % train) so held-out states are unseen. */
 export function buildDataset(seed = SEED): EvalItem[] {
   const rng = new Rng(seed);
   const groups: [string, Group[]][] = [
@@ -42,11 +42,10 @@ export function buildDataset(seed = SEED): EvalItem[] {
     ["weekday-stmt", C.weekdayStatement(rng, 60)],
     ["is-topic", C.topicMember(rng, 60)],
   ];
-  const split = new Rng(seed ^ 0x5eed);
   const items: EvalItem[] = [];
   for (const [name, gs] of groups) {
     gs.forEach((g, gi) => {
-      const s = split.next() < 0.6 ? "train" : "heldout";
+      const s = splitOf(g.state, seed);
       g.questions.forEach(({ question, answer }, qi) => {
         const id = `${name}-${gi}-${qi}`;
         items.push({
@@ -63,6 +62,13 @@ export function buildDataset(seed = SEED): EvalItem[] {
   }
   validate(items);
   return items;
+}
+
+/** Split by the state text itself, so an identical state never sits on both sides. */
+function splitOf(state: string, seed: number): EvalItem["split"] {
+  let h = 0x811c9dc5 ^ seed;
+  for (const ch of state) h = Math.imul(h ^ (ch.codePointAt(0) as number), 0x01000193) >>> 0;
+  return new Rng(h).next() < 0.6 ? "train" : "heldout";
 }
 
 function validate(items: EvalItem[]): void {
