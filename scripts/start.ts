@@ -6,7 +6,15 @@ export { type Stack, type StackOptions, startStack } from "./stack/start-stack";
 async function main(): Promise<void> {
   const t0 = performance.now();
   const port = Number(process.env.PORT ?? 8787);
-  const stack = await startStack({ dataDir: ".local", port, log: (line) => console.log(line) });
+  const dataDir = process.env.SVC_DATA_DIR || ".local";
+  const before = new Set([...process.listeners("SIGINT"), ...process.listeners("SIGTERM")]);
+  const gpu = !process.env.SVC_NO_GPU;
+  const stack = await startStack({ dataDir, port, gpu, log: (line) => console.log(line) });
+  // Miniflare installs exit hooks that call process.exit on SIGINT/SIGTERM before our async stop can
+  // close PGlite and the child processes; we stop everything (Miniflare included) ourselves.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    for (const l of process.listeners(signal)) if (!before.has(l)) process.removeListener(signal, l);
+  }
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
 import { creditDemo, type DemoInfo, ensureDemoAccount } from "./demo";
 import { startEdgeWorker } from "./edge-worker";
-import { waitFor } from "./free-port";
+import { freePort, waitFor } from "./free-port";
 import { withNodeClient } from "./neon-node";
 import { type Services, startServices } from "./services";
 
@@ -55,13 +55,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const s of stops.reverse()) await s().catch((e) => log(`stop failed: ${String(e)}`));
     stops.length = 0;
   };
+  let gpuStart: Promise<RunningWorker | undefined> = Promise.resolve(undefined);
   try {
     const gpuSecret = process.env.GPU_SIGNING_SECRET || randomBytes(32).toString("hex");
     const adminToken = process.env.ADMIN_TOKEN || randomBytes(32).toString("hex");
     const wantGpu = opts.gpu !== false && existsSync(join(ROOT, "gpu-worker/src/main.ts"));
 
-    const gpuStart = wantGpu
-      ? startWorker({ GPU_SIGNING_SECRET: gpuSecret }).then(
+    const gpuPort = wantGpu ? await freePort() : 0;
+    // The GPU worker loads its model while the data services and the Worker start; awaited at the end.
+    gpuStart = wantGpu
+      ? startWorker({ GPU_SIGNING_SECRET: gpuSecret, PORT: String(gpuPort) }).then(
           (w) => {
             stops.push(w.stop);
             return w;
@@ -81,15 +84,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       `stack: postgres ${services.env.DATABASE_URL.replace(/:[^:@/]*@/, ":***@")}, redis ${services.env.UPSTASH_REDIS_REST_URL}` +
         (services.applied.length ? `, migrated ${services.applied.join(", ")}` : ""),
     );
-    const gpu = await gpuStart;
-    if (gpu) log(`stack: GPU worker ${gpu.url}`);
 
     const env: Record<string, string> = {
       ENVIRONMENT: "local",
       ...services.env,
       GPU_SIGNING_SECRET: gpuSecret,
       ADMIN_TOKEN: adminToken,
-      ...(gpu ? { GPU_POOL_URLS: gpu.url } : {}),
+      ...(wantGpu ? { GPU_POOL_URLS: `http://127.0.0.1:${gpuPort}` } : {}),
       ...opts.bindings,
     };
     const worker = await startEdgeWorker({
@@ -120,9 +121,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const warning = await creditDemo(worker.url, adminToken, demo.account_id);
       if (warning) warnings.push(warning);
     }
+    const gpu = await gpuStart;
+    if (gpu) log(`stack: GPU worker ready at ${gpu.url}`);
     for (const w of warnings) log(`warning: ${w}`);
     return { baseUrl: worker.url, env, services, gpu, demo, demoFile, warnings, stop };
   } catch (error) {
+    await gpuStart; // a GPU worker still loading registers its stop() first
     await stop();
     throw error;
   }
