@@ -24,31 +24,36 @@ function pieceIds(v: Vocab, s: Scanned, text: string, start: number, end: number
     const hit = cache.get(key);
     if (hit) return hit;
   }
-  if (syms.length < (end - start) * 4) syms = new Int32Array((end - start) * 4);
+  const need = (end - start) * 4;
+  let buf = syms;
+  if (buf.length < need) {
+    buf = new Int32Array(need);
+    if (need <= 1 << 16) syms = buf;
+  }
   let n = 0;
   for (let i = start; i < end; i++) {
     const cp = s.cps[i]!;
-    if (cp < 0x80) syms[n++] = v.byteIds[cp]!;
+    if (cp < 0x80) buf[n++] = v.byteIds[cp]!;
     else if (cp < 0x800) {
-      syms[n++] = v.byteIds[0xc0 | (cp >> 6)]!;
-      syms[n++] = v.byteIds[0x80 | (cp & 0x3f)]!;
+      buf[n++] = v.byteIds[0xc0 | (cp >> 6)]!;
+      buf[n++] = v.byteIds[0x80 | (cp & 0x3f)]!;
     } else if (cp < 0x10000) {
-      syms[n++] = v.byteIds[0xe0 | (cp >> 12)]!;
-      syms[n++] = v.byteIds[0x80 | ((cp >> 6) & 0x3f)]!;
-      syms[n++] = v.byteIds[0x80 | (cp & 0x3f)]!;
+      buf[n++] = v.byteIds[0xe0 | (cp >> 12)]!;
+      buf[n++] = v.byteIds[0x80 | ((cp >> 6) & 0x3f)]!;
+      buf[n++] = v.byteIds[0x80 | (cp & 0x3f)]!;
     } else {
-      syms[n++] = v.byteIds[0xf0 | (cp >> 18)]!;
-      syms[n++] = v.byteIds[0x80 | ((cp >> 12) & 0x3f)]!;
-      syms[n++] = v.byteIds[0x80 | ((cp >> 6) & 0x3f)]!;
-      syms[n++] = v.byteIds[0x80 | (cp & 0x3f)]!;
+      buf[n++] = v.byteIds[0xf0 | (cp >> 18)]!;
+      buf[n++] = v.byteIds[0x80 | ((cp >> 12) & 0x3f)]!;
+      buf[n++] = v.byteIds[0x80 | ((cp >> 6) & 0x3f)]!;
+      buf[n++] = v.byteIds[0x80 | (cp & 0x3f)]!;
     }
   }
-  n = merge(v, syms, n);
+  n = merge(v, buf, n);
   let kept = 0;
-  for (let i = 0; i < n; i++) if (syms[i]! >= 0) kept++;
+  for (let i = 0; i < n; i++) if (buf[i]! >= 0) kept++;
   const ids = new Int32Array(kept);
   kept = 0;
-  for (let i = 0; i < n; i++) if (syms[i]! >= 0) ids[kept++] = syms[i]!;
+  for (let i = 0; i < n; i++) if (buf[i]! >= 0) ids[kept++] = buf[i]!;
   if (cacheable) {
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(key, ids);
@@ -64,17 +69,23 @@ export function encode(text: string): number[] {
   forEachPiece(s, (start, end) => {
     const ids = pieceIds(v, s, text, start, end);
     for (let i = 0; i < ids.length; i++) out.push(ids[i]!);
+    return false;
   });
   return out;
 }
 
-/** Number of tokens of `text` (the billed count); same as `encode(text).length` without building the list. */
-export function countTokens(text: string): number {
+/**
+ * Number of tokens of `text` (the billed count); same as `encode(text).length` without building the list.
+ * With `stopAbove`, counting stops as soon as the count exceeds it (the result is then only known to be
+ * greater than `stopAbove`): a cheap over-limit check for 413s.
+ */
+export function countTokens(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
   const v = loadVocab();
   const s = scan(text);
   let count = 0;
   forEachPiece(s, (start, end) => {
     count += pieceIds(v, s, text, start, end).length;
+    return count > stopAbove;
   });
   return count;
 }

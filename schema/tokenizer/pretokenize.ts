@@ -8,44 +8,45 @@ export interface Scanned {
   utf16: Int32Array;
 }
 
-const OUT = 4; // outside the current chunk: llama.cpp's empty flags
-let scratch: Scanned = {
-  length: 0,
-  cps: new Int32Array(256),
-  cls: new Uint8Array(256),
-  utf16: new Int32Array(257),
-};
+/** Receives each pre-token; returning true stops the walk. */
+export type Emit = (start: number, end: number) => boolean | undefined;
 
-/** Decodes `text` into shared scratch buffers (valid until the next call). */
+const OUT = 4; // outside the current chunk: llama.cpp's empty flags
+const KEEP = 1 << 16; // scratch kept between calls up to 64 Ki units; larger texts get buffers of their own
+const fresh = (size: number): Scanned => ({
+  length: 0,
+  cps: new Int32Array(size),
+  cls: new Uint8Array(size),
+  utf16: new Int32Array(size + 1),
+});
+let scratch = fresh(1024);
+
+/** Decodes `text` into scratch buffers (valid until the next call); lone surrogates become U+FFFD. */
 export function scan(text: string): Scanned {
-  if (scratch.cps.length < text.length) {
-    const size = Math.max(text.length, scratch.cps.length * 2);
-    scratch = {
-      length: 0,
-      cps: new Int32Array(size),
-      cls: new Uint8Array(size),
-      utf16: new Int32Array(size + 1),
-    };
+  let buf = scratch;
+  if (buf.cps.length < text.length) {
+    buf = fresh(Math.max(text.length, KEEP));
+    if (text.length <= KEEP) scratch = buf;
   }
-  const { cps, cls, utf16 } = scratch;
+  const { cps, cls, utf16 } = buf;
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     let cp = text.charCodeAt(i);
     utf16[n] = i;
-    if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < text.length) {
-      const lo = text.charCodeAt(i + 1);
+    if (cp >= 0xd800 && cp < 0xe000) {
+      const lo = cp < 0xdc00 && i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
       if (lo >= 0xdc00 && lo < 0xe000) {
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         i++;
-      }
+      } else cp = 0xfffd; // as V8 does when handing the string to native code as UTF-8
     }
     cps[n] = cp;
     cls[n] = cp < 0x80 ? ASCII[cp]! : classOf(cp);
     n++;
   }
   utf16[n] = text.length;
-  scratch.length = n;
-  return scratch;
+  buf.length = n;
+  return buf;
 }
 
 const ASCII = Uint8Array.from({ length: 0x80 }, (_, cp) => classOf(cp));
@@ -55,20 +56,19 @@ const ASCII = Uint8Array.from({ length: 0x80 }, (_, cp) => classOf(cp));
  * first every \p{N} codepoint becomes its own chunk, then its hand-written GPT-2 splitter
  * (unicode_regex_split_custom_gpt2) runs inside each chunk.
  */
-export function forEachPiece(s: Scanned, emit: (start: number, end: number) => void): void {
+export function forEachPiece(s: Scanned, emit: Emit): void {
   const { cls, length } = s;
   let start = 0;
   for (let i = 0; i < length; i++) {
     if (cls[i] === NUMBER) {
-      if (i > start) splitChunk(s, start, i, emit);
-      emit(i, i + 1);
+      if ((i > start && splitChunk(s, start, i, emit)) || emit(i, i + 1)) return;
       start = i + 1;
     }
   }
   if (length > start) splitChunk(s, start, length, emit);
 }
 
-function splitChunk(s: Scanned, ini: number, end: number, emit: (start: number, end: number) => void): void {
+function splitChunk(s: Scanned, ini: number, end: number, emit: Emit): boolean {
   const { cps, cls } = s;
   const flags = (p: number) => (p >= ini && p < end ? cls[p]! : OUT);
   let pos = ini;
@@ -78,7 +78,7 @@ function splitChunk(s: Scanned, ini: number, end: number, emit: (start: number, 
       const next = cps[pos + 1]!;
       // 's 't 'm 'd
       if (next === 0x73 || next === 0x74 || next === 0x6d || next === 0x64) {
-        emit(pos, pos + 2);
+        if (emit(pos, pos + 2)) return true;
         pos += 2;
         continue;
       }
@@ -90,7 +90,7 @@ function splitChunk(s: Scanned, ini: number, end: number, emit: (start: number, 
           (next === 0x76 && nn === 0x65) ||
           (next === 0x6c && nn === 0x6c)
         ) {
-          emit(pos, pos + 3);
+          if (emit(pos, pos + 3)) return true;
           pos += 3;
           continue;
         }
@@ -102,7 +102,7 @@ function splitChunk(s: Scanned, ini: number, end: number, emit: (start: number, 
       const want = f2;
       if (cpt === 0x20) pos++;
       while (f2 === want) f2 = flags(++pos);
-      emit(from, pos);
+      if (emit(from, pos)) return true;
       continue;
     }
     let ws = 0;
@@ -110,15 +110,16 @@ function splitChunk(s: Scanned, ini: number, end: number, emit: (start: number, 
     if (ws > 1 && pos + ws < end) {
       // \s+(?!\S): leave the last whitespace for the following word
       pos += ws - 1;
-      emit(from, pos);
+      if (emit(from, pos)) return true;
       continue;
     }
     if (ws > 0) {
       pos += ws;
-      emit(from, pos);
+      if (emit(from, pos)) return true;
       continue;
     }
-    emit(pos, pos + 1);
+    if (emit(pos, pos + 1)) return true;
     pos++;
   }
+  return false;
 }

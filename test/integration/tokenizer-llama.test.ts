@@ -70,6 +70,8 @@ const CURATED: string[] = [
   "\u1680\u2000\u2001\u200a\u202f\u205f",
   "\u0000\u0001\u0004\u0006\u0013\u0014\u0016\u001d\u001f\u007f",
   "a\u0004b\u0006c",
+  "lone \ud800 high, lone \udc00 low, end \ud83d",
+  "\ud83d\ud83d\ude42 reversed \ude42\ud83d",
   "\u{40000}\u{80000}\u{bffff}\u{e0001}\u{f0000}\u{10ffff}",
   "\u{1d400}\u{1d7ce}\u{10400}\u{20000}",
   "ǅungla ǈ ǋ",

@@ -38,6 +38,19 @@ describe("svc-1 tokenizer (spec: tokens are counted with the pinned tokenizer of
     expect(countTokens(text)).toBe(ids.length);
   });
 
+  it("countTokens(text, stopAbove) stops once the count exceeds the limit (cheap over-limit check)", () => {
+    const text = "hello world foo bar";
+    expect(countTokens(text)).toBe(4);
+    expect(countTokens(text, 1)).toBe(2);
+    expect(countTokens(text, 4)).toBe(4);
+    expect(countTokens("word ".repeat(100_000), 16_384)).toBe(16_385);
+  });
+
+  it("maps lone surrogates to U+FFFD as V8 does when passing strings to llama.cpp", () => {
+    expect(encode("a\ud800b")).toEqual([81, 24211, 82]);
+    expect(encode("x\ud83d")).toEqual([104, 24211]);
+  });
+
   it("treats <|im_start|> in user text as plain text (special tokens off)", () => {
     expect(encode("<|im_start|>")).not.toContain(1);
     expect(decode(encode("<|im_start|>user"))).toBe("<|im_start|>user");
