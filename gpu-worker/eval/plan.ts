@@ -19,4 +19,6 @@ export const VARIANTS: Variant[] = [
   ["plain-qa-listed", ALL],
   ["plain-true-false", ["check"]],
   ["plain-correct-incorrect", ["check"]],
+  ["plain-qa-yes-no-cap", ["check"]],
+  ["chatml-yes-no-cap", ["check"]],
 ].map(([id, types]) => ({ framing: FRAMINGS[id as string] as Framing, types: types as EvalItem["type"][] }));

@@ -121,6 +121,20 @@ function checkWords(id: string, pos: string, neg: string, hint: string): Framing
   };
 }
 
+/** Check answered with capitalised `Yes` / `No` (the instruct model's own reply style); other types as `base`. */
+function capitalYesNo(id: string, base: Framing): Framing {
+  return {
+    ...base,
+    id,
+    continuations: (q) =>
+      q.type === "check"
+        ? base.continuations(q).map((c) => c.replace("yes", "Yes").replace("no", "No"))
+        : base.continuations(q),
+  };
+}
+
+export const plainQaYesNoCap = capitalYesNo("plain-qa-yes-no-cap", plainQa);
+export const chatmlYesNoCap = capitalYesNo("chatml-yes-no-cap", chatmlQa);
 export const plainTrueFalse = checkWords("plain-true-false", "true", "false", "true or false");
 export const plainCorrectIncorrect = checkWords(
   "plain-correct-incorrect",
