@@ -12,7 +12,7 @@ import { startWorker } from "../gpu-worker/src/spawn-worker";
 import { tokenizePieces } from "../gpu-worker/src/tokenize";
 import type { ScoreQuestion } from "../schema/engine-protocol";
 
-const THREADS = Number(process.env.SVC_THREADS ?? 2);
+const THREADS = Number(process.env.SVC_THREADS ?? 1);
 const now = () => performance.now();
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 const lines: string[] = [];
@@ -47,13 +47,15 @@ async function bareEval(model: LlamaModel, tokens: Token[], threads: number): Pr
   const t = now();
   await seq.evaluateWithoutGeneratingNewTokens(tokens);
   const ms = now() - t;
+  console.error(`  … bare ${tokens.length} tokens, ${threads} thread(s): ${secs(ms)} s`);
   await ctx.dispose();
   return ms;
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+async function timed<T>(fn: () => Promise<T>, label = ""): Promise<[T, number]> {
   const t = now();
   const r = await fn();
+  if (label) console.error(`  … ${label}: ${secs(now() - t)} s`);
   return [r, now() - t];
 }
 
@@ -68,8 +70,8 @@ async function costModel(scorer: Scorer) {
   );
 
   await scorer.rawScores("warm", q32.slice(0, 1), plainQa);
-  const [r1, t1] = await timed(() => scorer.rawScores(state, q32.slice(0, 1), plainQa));
-  const [r32, t32] = await timed(() => scorer.rawScores(state, q32, plainQa));
+  const [r1, t1] = await timed(() => scorer.rawScores(state, q32.slice(0, 1), plainQa), "1 question");
+  const [r32, t32] = await timed(() => scorer.rawScores(state, q32, plainQa), "32 questions");
   const floor1 = await bareEval(model, [...prefix, ...(prompts[0] as Token[])], THREADS);
   const floor32 = await bareEval(model, [...prefix, ...prompts.flat()], THREADS);
   const bareState = await bareEval(model, prefix, THREADS);
@@ -171,7 +173,11 @@ async function main() {
   const cpu = cpus()[0]?.model ?? "unknown";
   log(`### Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`);
   log(
-    `- Machine: nproc ${execSync("nproc").toString().trim()}, ${cpu}, node ${process.version}, node-llama-cpp 3.22.1 (CPU), SmolLM2-135M-Instruct Q4_1. The machine was shared with other jobs; treat times as ±20 %.`,
+    `- Machine: nproc ${execSync("nproc").toString().trim()}, ${cpu}, node ${process.version}, node-llama-cpp 3.22.1 (CPU), SmolLM2-135M-Instruct Q4_1. Load average at start ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        " / ",
+      )} on 2 cores: the machine is shared with other jobs, so compare ratios within one run, not absolute times across runs.`,
   );
   const scorer = await openScorer({
     modelPath: defaultModelPath(),
