@@ -1,0 +1,169 @@
+// Edge overhead: POST /v1/decide end to end through the Worker (auth, validation, tokenizer, idempotency,
+// rate limits, ledger debit, signed dispatch, decision, usage event) with an engine stand-in that answers
+// instantly, against a bare Hono handler in workerd measured in the same run.
+//   npx tsx bench/edge.ts [requests-per-case]
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { startEdgeWorker, wranglerSettings } from "../scripts/stack/edge-worker";
+import { withNodeClient } from "../scripts/stack/neon-node";
+import { seedAccount } from "../scripts/stack/seed";
+import { startServices } from "../scripts/stack/services";
+
+const N = Number(process.argv[2] ?? 400);
+const SECRET = "bench-gpu-secret";
+const ADMIN = "bench-admin";
+
+async function bareWorker(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const out = await build({
+    stdin: {
+      contents: `import { Hono } from "hono";
+        const app = new Hono();
+        app.post("/v1/decide", async (c) => c.json({ ok: true, n: (await c.req.text()).length }));
+        export default app;`,
+      resolveDir: process.cwd(),
+      loader: "ts",
+    },
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    write: false,
+  });
+  const { compatibilityDate, compatibilityFlags } = wranglerSettings();
+  const mf = new Miniflare({
+    modules: [{ type: "ESModule", path: "index.js", contents: out.outputFiles[0]!.text }],
+    compatibilityDate,
+    compatibilityFlags,
+    host: "127.0.0.1",
+    port: 0,
+  });
+  const url = (await mf.ready).toString().replace(/\/$/, "");
+  return { url, stop: () => mf.dispose() };
+}
+
+/** Answers every score call at once with a uniform distribution (no signature check: not the edge's cost). */
+async function instantEngine(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    if (req.url === "/readyz") return void res.writeHead(200).end("ok");
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const answers = body.questions.map((q: { id: string }) => ({
+      id: q.id,
+      answer: { type: "check", probability: 0.5, confidence: 0, abstained: false },
+    }));
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        model: body.model,
+        calibration: "cal-20261121-0",
+        answers,
+        meter: { tokens_evaluated: 1, tokens_reused: 0 },
+      }),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => server.close(() => r())) };
+}
+
+const BODY = JSON.stringify({
+  state: { ticket: "The parcel arrived broken and I want my money back.", customer: { tier: "gold" } },
+  questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
+  fallback: "never",
+});
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function run(
+  label: string,
+  concurrency: number,
+  send: (i: number) => Promise<Response>,
+): Promise<string> {
+  for (let i = 0; i < 20; i++) await (await send(-1 - i)).arrayBuffer(); // warm-up
+  const times: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < N) {
+        const i = next++;
+        const s = performance.now();
+        const res = await send(i);
+        await res.arrayBuffer();
+        if (res.status !== 200) errors++;
+        times.push(performance.now() - s);
+      }
+    }),
+  );
+  const wall = (performance.now() - t0) / 1000;
+  times.sort((a, b) => a - b);
+  return `| ${label} | ${concurrency} | ${N} | ${pct(times, 50).toFixed(1)} | ${pct(times, 99).toFixed(1)} | ${(N / wall).toFixed(0)} | ${errors} |`;
+}
+
+async function main(): Promise<void> {
+  const services = await startServices({ databaseUrl: "", upstashUrl: "" });
+  const engine = await instantEngine();
+  const bare = await bareWorker();
+  const edge = await startEdgeWorker({
+    bindings: { ...services.env, GPU_POOL_URLS: engine.url, GPU_SIGNING_SECRET: SECRET, ADMIN_TOKEN: ADMIN },
+  });
+  try {
+    const acct = await withNodeClient(
+      services.env.DATABASE_URL,
+      { wsProxy: services.env.NEON_WS_PROXY },
+      (q) => seedAccount(q, { rpmLimit: 1_000_000, tpmLimit: 1_000_000_000, keys: [{ mode: "live" }] }),
+    );
+    await fetch(`${edge.url}/internal/ledger/credit`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ account_id: acct.accountId, amount_micro_cents: 1e12, payment_id: "bench" }),
+    });
+    const headers = { authorization: `Bearer ${acct.keys[0]!.secret}`, "content-type": "application/json" };
+    const rows: string[] = [];
+    for (const c of [1, 16]) {
+      rows.push(
+        await run("bare Hono handler (workerd)", c, () =>
+          fetch(`${bare.url}/v1/decide`, { method: "POST", headers, body: BODY }),
+        ),
+      );
+      rows.push(await run("GET /v1/key (auth only)", c, () => fetch(`${edge.url}/v1/key`, { headers })));
+      rows.push(
+        await run("GET /v1/balance (auth + ledger DO + limiter peek)", c, () =>
+          fetch(`${edge.url}/v1/balance`, { headers }),
+        ),
+      );
+      rows.push(
+        await run("POST /v1/decide, no idempotency key", c, () =>
+          fetch(`${edge.url}/v1/decide`, { method: "POST", headers, body: BODY }),
+        ),
+      );
+      rows.push(
+        await run("POST /v1/decide, fresh idempotency key", c, (i) =>
+          fetch(`${edge.url}/v1/decide`, {
+            method: "POST",
+            headers: { ...headers, "idempotency-key": `b-${c}-${i}-${Date.now()}` },
+            body: BODY,
+          }),
+        ),
+      );
+    }
+    console.log("| case | concurrency | requests | p50 ms | p99 ms | req/s | non-200 |");
+    console.log("| --- | --- | --- | --- | --- | --- | --- |");
+    for (const r of rows) console.log(r);
+  } finally {
+    await edge.stop();
+    await bare.stop();
+    await engine.stop();
+    await services.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
