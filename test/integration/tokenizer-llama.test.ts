@@ -228,6 +228,34 @@ function codepointSweep(): string[] {
   return out;
 }
 
+// Every 37th codepoint in letter/space/digit/apostrophe neighbourhoods, folded into an FNV-1a digest of the
+// ids. The same generator and constant are in test/integration/tokenizer-llama.test.ts, where llama.cpp's own
+// ids must give this digest, and in test/worker/tokenizer.test.ts, where the pure-JS ids inside workerd must.
+const SWEEP_DIGEST = "623881:edd2df85";
+function* sweepTexts(): Generator<string> {
+  let s = "";
+  for (let cp = 0; cp < 0x110000; cp += 37) {
+    if (cp >= 0xd800 && cp < 0xe000) continue;
+    const c = String.fromCodePoint(cp);
+    s += `a${c}b ${c}${c}1 '${c}s\n`;
+    if (s.length > 4000) {
+      yield s;
+      s = "";
+    }
+  }
+  yield s;
+}
+function sweepDigest(tokenize: (text: string) => ArrayLike<number>): string {
+  let h = 0x811c9dc5;
+  let n = 0;
+  for (const text of sweepTexts()) {
+    const ids = tokenize(text);
+    for (let i = 0; i < ids.length; i++) h = Math.imul(h ^ ids[i]!, 0x01000193) >>> 0;
+    n += ids.length;
+  }
+  return `${n}:${h.toString(16)}`;
+}
+
 function mismatches(texts: string[]): { text: string; llama: number[]; ours: number[] }[] {
   const bad: { text: string; llama: number[]; ours: number[] }[] = [];
   for (const text of texts) {
@@ -259,6 +287,11 @@ describe("pure-JS svc-1 tokenizer equals llama.cpp (spec: the same count on the 
         .slice(0, 3)
         .map((m) => m.text.slice(0, 80)),
     ).toEqual([]);
+  });
+
+  it("llama.cpp's ids over a codepoint sweep give the digest the workerd test pins", () => {
+    expect(sweepDigest((text) => model.tokenize(text, false))).toBe(SWEEP_DIGEST);
+    expect(sweepDigest(encode)).toBe(SWEEP_DIGEST);
   });
 
   it("each answer code is one llama.cpp token alone and in its rendered line", () => {
