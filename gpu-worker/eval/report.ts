@@ -26,6 +26,8 @@ export interface EvalInput {
 export interface Row {
   framing: string;
   e: TypeEval;
+  /** Which items the row covers (final tables). */
+  scope?: string;
 }
 
 /** Per type, the framing with the lowest calibrated train NLL, restricted to framings sharing one state prefix. */
@@ -81,16 +83,17 @@ export async function evaluateAndWrite(input: EvalInput, log = console.log, dry 
   const baseline: Row[] = [];
   for (const t of TYPES) {
     const id = perType[t];
+    // The full held-out split when every item of the type was scored, else the comparison subset.
     const full = input.finals.get(id);
-    const e = evaluateType(
-      t,
-      full ? input.items : input.subset,
-      full ?? (input.compared.get(id) as Map<string, ScoredItem>),
-    );
-    if (e) finals.push({ framing: id, e });
+    const complete = full !== undefined && input.items.every((i) => i.type !== t || full.has(i.id));
+    const e = complete
+      ? evaluateType(t, input.items, full)
+      : evaluateType(t, input.subset, input.compared.get(id) as Map<string, ScoredItem>);
+    if (e) finals.push({ framing: id, e, scope: complete ? "full" : `subset 1/${input.stride}` });
     const base = input.finals.get("code-letters");
-    const b = base && evaluateType(t, input.items, base);
-    if (b) baseline.push({ framing: "code-letters", e: b });
+    const b =
+      base && input.items.every((i) => i.type !== t || base.has(i.id)) && evaluateType(t, input.items, base);
+    if (b) baseline.push({ framing: "code-letters", e: b, scope: "full" });
   }
 
   const cal: Calibration & { note: string } = {

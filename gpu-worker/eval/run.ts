@@ -6,7 +6,7 @@
  *   --dry          write nothing (no artifact, PNG or docs); print the tables
  *   --cached-only  score nothing; report from .cache/eval as it is
  *   --stride N     compare the variants on every N-th item of each type (a stratified subset; default 5) and
- *                  score the full set only for the finalists (`--full a,b`, default plain-qa and code-letters)
+ *                  score the full set only for the finalists (`--full a,b:check`, default plain-qa and code-letters)
  */
 import { loadDataset } from "./load";
 import { VARIANTS } from "./plan";
@@ -26,9 +26,16 @@ const subset = items.filter((it) => {
 });
 const cachedOnly = process.argv.includes("--cached-only");
 const compared = await scoreAll(subset, VARIANTS, console.log, cachedOnly);
+// `--full id` or `--full id:type` (only that type's items) per finalist.
+const finalists = full.map((f) => f.split(":") as [string, string?]);
 const finals = await scoreAll(
   items,
-  VARIANTS.filter((v) => full.includes(v.framing.id)),
+  VARIANTS.flatMap((v) => {
+    const wanted = finalists.filter(([id]) => id === v.framing.id).map(([, t]) => t);
+    if (!wanted.length) return [];
+    const types = wanted.includes(undefined) ? v.types : v.types.filter((t) => wanted.includes(t));
+    return [{ ...v, types }];
+  }),
   console.log,
   cachedOnly,
 );
