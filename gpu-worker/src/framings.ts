@@ -166,6 +166,8 @@ export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
     chatmlAnswerIs,
     plainTrueFalse,
     plainCorrectIncorrect,
+    plainQaYesNoCap,
+    chatmlYesNoCap,
   ].map((f) => [f.id, f]),
 );
 
