@@ -2,7 +2,10 @@
 // same ~64 KiB English+mixed text, cold load/heap in Node (--expose-gc child), bundle size, and cold load,
 // latency and process memory inside workerd (Miniflare). Usage: npx tsx bench/tokenizer.ts
 import { execFileSync, spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
@@ -60,30 +63,26 @@ async function throughput(text: string) {
   return { tokens, same, rows };
 }
 
-/** Child mode: cold import + table build time and retained memory, measured with --expose-gc. */
-async function childHeap() {
-  const gc = (globalThis as { gc?: () => void }).gc!;
-  const mem = () => {
-    gc();
-    gc();
-    const m = process.memoryUsage();
-    return { heap: m.heapUsed, buffers: m.arrayBuffers };
-  };
-  const m0 = mem();
-  let t = performance.now();
-  const tok = await import("../schema/tokenizer/index");
-  const importMs = performance.now() - t;
-  const m1 = mem();
-  t = performance.now();
-  tok.warmTokenizer();
-  const warmMs = performance.now() - t;
-  const m2 = mem();
-  t = performance.now();
-  tok.countTokens(benchText());
-  const firstCountMs = performance.now() - t;
-  const m3 = mem();
-  console.log(JSON.stringify({ importMs, warmMs, firstCountMs, m0, m1, m2, m3 }));
-}
+// Runs in a plain `node --expose-gc` child on the esbuild bundle (no tsx in the picture): cold import, table
+// build and first-count time, and retained heap + ArrayBuffers after full GCs.
+const CHILD = `
+const gc = globalThis.gc;
+const mem = () => { gc(); gc(); const m = process.memoryUsage(); return { heap: m.heapUsed, buffers: m.arrayBuffers }; };
+const m0 = mem();
+let t = performance.now();
+const tok = await import(process.argv[1]);
+const importMs = performance.now() - t;
+const m1 = mem();
+t = performance.now();
+tok.warmTokenizer();
+const warmMs = performance.now() - t;
+const m2 = mem();
+t = performance.now();
+tok.countTokens(process.argv[2]);
+const firstCountMs = performance.now() - t;
+const m3 = mem();
+console.log(JSON.stringify({ importMs, warmMs, firstCountMs, m0, m1, m2, m3 }));
+`;
 
 async function bundle(): Promise<string> {
   const out = await build({
@@ -168,18 +167,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const f = (n: number, d = 1) => n.toFixed(d);
 
 async function main() {
-  if (process.argv.includes("--child-heap")) return childHeap();
   const text = benchText();
   const bytes = Buffer.byteLength(text);
+  const js = await bundle();
+  const dir = mkdtempSync(join(tmpdir(), "svc-tok-bench-"));
+  const bundlePath = join(dir, "tokenizer.mjs");
+  writeFileSync(bundlePath, js);
   const child = spawnSync(
     process.execPath,
-    ["--expose-gc", "--import", "tsx", import.meta.filename, "--child-heap"],
-    {
-      encoding: "utf8",
-    },
+    ["--expose-gc", "--input-type=module", "-e", CHILD, pathToFileURL(bundlePath).href, text],
+    { encoding: "utf8" },
   );
+  rmSync(dir, { recursive: true, force: true });
   const heap = JSON.parse(child.stdout.trim().split("\n").at(-1)!);
-  const js = await bundle();
   const { tokens, same, rows } = await throughput(text);
   warmTokenizer();
   const wd = await workerd(js, text);
@@ -201,7 +201,7 @@ async function main() {
       ] as const
     ).map(([name, ms]) => `| pure JS ${name} | ${f(ms)} | ${tps(ms)} | ${f(nativeMs / ms, 2)}× |`),
     "",
-    `Node (child with \`--expose-gc\`, heap and ArrayBuffers after two \`gc()\`): import of the tokenizer incl. its data module ${f(heap.importMs)} ms, +${mb(heap.m1.heap - heap.m0.heap)} MB heap; building the merge table (\`warmTokenizer\`) ${f(heap.warmMs)} ms, +${mb(heap.m2.heap - heap.m1.heap)} MB heap +${mb(heap.m2.buffers - heap.m1.buffers)} MB ArrayBuffers; first 64 KiB count ${f(heap.firstCountMs)} ms, piece cache then +${mb(heap.m3.heap - heap.m2.heap)} MB heap (cache capped at 50,000 pieces).`,
+    `Node (plain \`node --expose-gc\` child importing the minified bundle; heap and ArrayBuffers after two \`gc()\`): import of the tokenizer incl. its data module ${f(heap.importMs)} ms, +${mb(heap.m1.heap - heap.m0.heap)} MB heap; building the merge table (\`warmTokenizer\`) ${f(heap.warmMs)} ms, +${mb(heap.m2.heap - heap.m1.heap)} MB heap +${mb(heap.m2.buffers - heap.m1.buffers)} MB ArrayBuffers; first 64 KiB count ${f(heap.firstCountMs)} ms, piece cache then +${mb(heap.m3.heap - heap.m2.heap)} MB heap (cache capped at 50,000 pieces).`,
     "",
     `Bundle (esbuild, minified ESM of schema/tokenizer): ${Math.round(js.length / 1024)} KiB, ${Math.round(gzipSync(js).length / 1024)} KiB gzipped; the generated data module is ${Math.round(statSync(DATA).size / 1024)} KiB of UTF-8 source (limit of concern: ~1 MB per module/message).`,
     "",
