@@ -45,7 +45,12 @@ export function requestId(): MiddlewareHandler<AppEnv> {
       "clientRequestId",
       validateTokenHeader(c.req.header("x-client-request-id"), "x-client-request-id", CLIENT_REQUEST_ID_MAX),
     );
-    await next();
+    try {
+      await next();
+    } catch (thrown) {
+      // Hono's onError only sees Error instances; anything else thrown would escape the envelope.
+      throw thrown instanceof Error ? thrown : new Error(`non-Error thrown: ${typeof thrown}`);
+    }
     stampRequestHeaders(c);
   };
 }

@@ -1,0 +1,81 @@
+import { env } from "cloudflare:test";
+import { Hono } from "hono";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { generateApiKey } from "../../schema/api-key";
+import { app } from "../../workers/app";
+import { ApiError } from "../../workers/errors";
+import type { AppEnv } from "../../workers/middleware/context";
+import { onError } from "../../workers/middleware/error-handler";
+import { requestId } from "../../workers/middleware/request-id";
+import { setKeyStoreOverride } from "../../workers/stores/keys";
+import { expectError } from "./front-door-helpers";
+
+/** A throw-away app with the front door's error handling, to provoke faults the real routes never have. */
+function faultyApp() {
+  const a = new Hono<AppEnv>();
+  a.use("*", requestId());
+  a.onError(onError);
+  a.get("/boom", () => {
+    throw new Error("db at postgres://admin:hunter2@db.internal failed for Bearer svc_live_abc");
+  });
+  a.get("/busy", () => {
+    throw new ApiError("no_capacity", { retryAfter: 2.2 });
+  });
+  a.get("/boom-string", () => {
+    throw "not an Error";
+  });
+  return a;
+}
+
+afterEach(() => {
+  setKeyStoreOverride(null);
+  vi.restoreAllMocks();
+});
+
+describe("Unknown exceptions → 500 internal_error with no internal detail; one log line without secrets", () => {
+  it.each(["/boom", "/boom-string"])("%s", async (path) => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await faultyApp().request(path, { headers: { "x-client-request-id": "abc" } });
+    const err = await expectError(res, 500, "internal_error");
+    expect(err.type).toBe("internal");
+    expect(err.message).toBe("Internal server error.");
+    expect(res.headers.get("x-client-request-id")).toBe("abc");
+    expect(log).toHaveBeenCalledTimes(1);
+    const line = String(log.mock.calls[0]?.[0]);
+    expect(line).not.toContain("\n");
+    expect(line).toContain(String(err.request_id));
+    expect(line).not.toContain("hunter2");
+    expect(line).not.toContain("svc_live_abc");
+  });
+});
+
+describe("retry-after from ApiError.options.retryAfter (whole seconds)", () => {
+  it("503 no_capacity carries retry-after", async () => {
+    const res = await faultyApp().request("/busy");
+    await expectError(res, 503, "no_capacity");
+    expect(res.headers.get("retry-after")).toBe("3");
+  });
+});
+
+describe("Key store unreachable → 503 maintenance with retry-after, never a 500", () => {
+  it("through the real app", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    setKeyStoreOverride({
+      findByHash: async () => {
+        throw new Error("fetch failed");
+      },
+    });
+    const { secret } = await generateApiKey("live");
+    const res = await app.request("/v1/key", { headers: { authorization: `Bearer ${secret}` } }, env);
+    await expectError(res, 503, "maintenance");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a malformed key never reaches the store", async () => {
+    const find = vi.fn();
+    setKeyStoreOverride({ findByHash: find });
+    const res = await app.request("/v1/key", { headers: { authorization: "Bearer svc_live_nope" } }, env);
+    await expectError(res, 401, "invalid_api_key");
+    expect(find).not.toHaveBeenCalled();
+  });
+});
