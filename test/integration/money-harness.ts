@@ -177,16 +177,14 @@ export async function startStandInGpu(initial: StandInMode = "ok"): Promise<Stan
     }
     const parsed = ScoreRequestSchema.parse(JSON.parse(body));
     const answer = () =>
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            model: parsed.model,
-            calibration: "cal-20261121-0",
-            answers: uniform(parsed),
-            meter: { tokens_evaluated: 1, tokens_reused: 0 },
-          }),
-        );
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          model: parsed.model,
+          calibration: "cal-20261121-0",
+          answers: uniform(parsed),
+          meter: { tokens_evaluated: 1, tokens_reused: 0 },
+        }),
+      );
     if (mode === "slow") setTimeout(answer, 300);
     else answer();
   });
