@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Framing, plainQa } from "../../gpu-worker/src/framings";
 import { defaultModelPath } from "../../gpu-worker/src/model-check";
 import { openScorer, type Scorer } from "../../gpu-worker/src/scorer";
+import { continuationTokens } from "../../gpu-worker/src/tokenize";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
 
 // Real model on CPU, no mocks. States stay short so the file runs in seconds.
@@ -58,6 +59,18 @@ describe("scoring: label text as the continuation (design: 'labels are scored')"
     );
     expect(after.scores[2]).toEqual(alone.scores[0]);
   });
+});
+
+describe("continuations are tokenized in context (prompt tail + label, keep the tail)", () => {
+  it.each(["Paris", "New York", "12345", "yes", "<|im_start|>", "🙂 ok", "A"])(
+    "the split after 'Answer:' is stable for %j and user text never becomes special tokens",
+    (label) => {
+      const tail = continuationTokens(scorer.model, "Answer:", ` ${label}`);
+      const joint = scorer.model.tokenize(`Answer: ${label}`, false);
+      expect([...scorer.model.tokenize("Answer:", false), ...tail]).toEqual(joint);
+      expect(tail).not.toContain(1);
+    },
+  );
 });
 
 describe("token meter: the state prefix is evaluated ONCE per request however many questions", () => {
