@@ -33,11 +33,15 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> 
   });
   let exited = false;
   let spawnError: Error | undefined;
+  // Last resort when the parent exits without stop() (e.g. a test runner's process.exit): no orphan.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
   child.on("error", (e) => {
     spawnError = e;
   });
   child.on("exit", () => {
     exited = true;
+    process.removeListener("exit", killOnExit);
   });
   await waitFor(
     `redis-server on port ${port}`,
