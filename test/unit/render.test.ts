@@ -78,3 +78,14 @@ describe("renderForEngine", () => {
     });
   });
 });
+
+describe("answer codes", () => {
+  it("options past the 26th use the two-letter codes of schema/answer-codes.ts, in order", () => {
+    const options = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`o${i}`, null]));
+    const v = validateDecideRequest(
+      ast({ state: "s", questions: { p: { type: "pick", instructions: "w?", options } } }),
+    );
+    const lines = renderQuestion(v.questions[0]!, v.state).split("\n");
+    expect(lines.slice(27, 31)).toEqual(["Z. o25", "AA. o26", "AB. o27", "AC. o28"]);
+  });
+});
