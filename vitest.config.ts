@@ -9,7 +9,8 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        // CI has 2 shared cores: property tests that take ~1 s idle can take several under load.
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", testTimeout: 30_000 },
       },
       {
         plugins: [
@@ -33,7 +34,7 @@ export default defineConfig({
             };
           }),
         ],
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup },
+        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup, testTimeout: 30_000 },
       },
       {
         test: {
