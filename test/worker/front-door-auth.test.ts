@@ -170,18 +170,12 @@ describe("ratelimit-policy / ratelimit on every authenticated API response", () 
 });
 
 describe("Revocation stops a key on every replica within about a second", () => {
-  it("revoked in Postgres → 401 revoked_api_key within 1.2 s", async () => {
+  it("revoked in Postgres → 401 revoked_api_key once the 1 s cache has lapsed", async () => {
     const a = await seed({ keys: [{ mode: "live" }] });
     const k = a.keys[0]!;
     expect((await call("GET", "/v1/key", { headers: bearer(k.secret) })).status).toBe(200);
     await sqlQuery(env)("UPDATE api_keys SET revoked_at = now() WHERE id = $1", [k.id]);
-    const t0 = Date.now();
-    let res = await call("GET", "/v1/key", { headers: bearer(k.secret) });
-    while (res.status === 200 && Date.now() - t0 < 1500) {
-      await new Promise((r) => setTimeout(r, 100));
-      res = await call("GET", "/v1/key", { headers: bearer(k.secret) });
-    }
-    await expectError(res, 401, "revoked_api_key");
-    expect(Date.now() - t0).toBeLessThan(1200);
+    await new Promise((r) => setTimeout(r, 1050));
+    await expectError(await call("GET", "/v1/key", { headers: bearer(k.secret) }), 401, "revoked_api_key");
   });
 });

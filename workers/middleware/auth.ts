@@ -40,7 +40,8 @@ export async function authenticate(
     });
   }
   if (record === null) throw new ApiError("invalid_api_key", { message: "The API key is not valid." });
-  if (record.revokedAt !== null && record.revokedAt <= now) {
+  // Any revocation time counts: revoking is immediate, and the edge clock may lag the database's.
+  if (record.revokedAt !== null) {
     throw new ApiError("revoked_api_key", { message: "The API key has been revoked." });
   }
   if (record.expiresAt !== null && record.expiresAt <= now) {
