@@ -58,6 +58,8 @@ function chooseFramings(rows: Row[]): { perType: Record<QuestionType, string>; f
     (f) => f.parts && TYPES.every((t) => f.parts?.[t] === best?.perType[t]),
   );
   const framing = single ?? composite?.id;
+  if (!framing && process.argv.includes("--dry"))
+    return { perType: best.perType, framing: "(composite needed)" };
   if (!framing)
     throw new Error(
       `winner needs a composite framing for ${JSON.stringify(best.perType)}; add it to framings.ts`,
@@ -76,6 +78,7 @@ export async function evaluateAndWrite(input: EvalInput, log = console.log, dry 
       if (e) rows.push({ framing: v.framing.id, e });
     }
   }
+  if (dry) log(compareTable(rows));
   const { perType, framing } = chooseFramings(rows);
   log(`winner: ${framing} ${JSON.stringify(perType)}`);
 
@@ -103,7 +106,6 @@ export async function evaluateAndWrite(input: EvalInput, log = console.log, dry 
     types: Object.fromEntries(finals.map((r) => [r.e.type, r.e.fit])) as Calibration["types"],
   };
   if (dry) {
-    log(compareTable(rows));
     log(finalTable(finals, "chosen framing"));
     log(JSON.stringify(cal));
     return;

@@ -156,6 +156,13 @@ export function composite(id: string, parts: Record<ScoreQuestion["type"], Frami
   };
 }
 
+/** Chosen by `npm run eval` (docs/quality.md): plain Q/A for pick, "The answer is" for rate, ` Yes`/` No` for check. */
+export const plainMix = composite("plain-mix-1", {
+  pick: plainQa,
+  rate: plainAnswerIs,
+  check: plainQaYesNoCap,
+});
+
 export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
   [
     plainQa,
@@ -168,6 +175,7 @@ export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
     plainCorrectIncorrect,
     plainQaYesNoCap,
     chatmlYesNoCap,
+    plainMix,
   ].map((f) => [f.id, f]),
 );
 
