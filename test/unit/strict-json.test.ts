@@ -181,6 +181,20 @@ describe("invalid_json: rejects exactly where JSON.parse rejects (plus lone surr
     expect(!r.ok && r.code).toBe("invalid_json");
   });
 
+  it("\\u escapes of arbitrary UTF-16 code units: rejected exactly when a surrogate is unpaired", () => {
+    const unit = fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0xd800, max: 0xdfff }));
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 8 }), (units) => {
+        const text = `"${units.map((u) => "\\u" + u.toString(16).padStart(4, "0")).join("")}"`;
+        const decoded = String.fromCharCode(...units);
+        const r = parseStrictJson(text);
+        if (notWellFormed(decoded)) expect(!r.ok && r.code).toBe("invalid_json");
+        else expect(r).toEqual({ ok: true, value: JSON.parse(text) });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("a parse error later in the body wins over an earlier duplicate key", () => {
     const r = parseStrictJson('{"a":1,"a":2,}');
     expect(!r.ok && r.code).toBe("invalid_json");
