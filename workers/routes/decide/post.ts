@@ -10,8 +10,9 @@ import { validateDecideRequest } from "../../decide/validate";
 import type { AppEnv } from "../../middleware/context";
 
 /**
- * POST /v1/decide. Auth (401) and scope `decide` (403) run as route middleware (see workers/app.ts); the
- * handler then runs the spec's order of checks top to bottom, one step per call.
+ * POST /v1/decide. Step 1, auth (401) then scope `decide` (403), runs before this handler as the route
+ * policy (workers/middleware/route-policy.ts); the handler runs the rest of the spec's order of checks top to
+ * bottom, one step per call.
  */
 export async function postDecide(c: Context<AppEnv>): Promise<Response> {
   // 2. idempotency-key header, body size (413), content type (400), strict JSON (400 invalid_json/duplicate_key)
