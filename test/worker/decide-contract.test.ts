@@ -18,7 +18,7 @@ const valid = () => ({
   questions: { late: check("Is order {{order.id}} late?") },
 });
 
-describe("POST /v1/decide steps 3–6 end to end (exact status, code, param; nothing charged)", () => {
+describe("POST /v1/decide steps 3–6 end to end (exact status, code, param)", () => {
   it.each<[string, unknown, number, string, string | undefined]>([
     [
       "Unknown fields are rejected (422 unknown_field)",
