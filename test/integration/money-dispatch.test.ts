@@ -119,6 +119,44 @@ describe("dispatch and refunds", () => {
     }
   });
 
+  it("'for an original served by the fallback … the replay runs again on the normal path, uncharged; id, created and usage stay the original's'", async () => {
+    const { secret } = await funded();
+    gpu.setMode("overloaded");
+    const a = await decide(edge.url, secret, DECIDE_BODY, { "idempotency-key": "fb-replay" });
+    expect(a.json.served_by).toBe("fallback");
+    const bal = (await balanceOf(edge.url, secret)).balance_micro_cents;
+    gpu.setMode("ok");
+    await new Promise((res) => setTimeout(res, 2_100));
+    const b = await decide(edge.url, secret, DECIDE_BODY, { "idempotency-key": "fb-replay" });
+    expect(b.status).toBe(200);
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    expect(b.json).toMatchObject({
+      served_by: "gpu",
+      model: "svc-1.0.0",
+      id: a.json.id,
+      created: a.json.created,
+    });
+    expect(b.json.usage).toEqual(a.json.usage);
+    expect((await balanceOf(edge.url, secret)).balance_micro_cents).toBe(bal);
+  });
+
+  it("'a replay never uses the fallback: if no GPU can serve that version it answers 503 no_capacity', uncharged", async () => {
+    const { secret } = await funded();
+    gpu.setMode("ok");
+    const a = await decide(edge.url, secret, DECIDE_BODY, { "idempotency-key": "gpu-replay-down" });
+    expect(a.json.served_by).toBe("gpu");
+    const bal = (await balanceOf(edge.url, secret)).balance_micro_cents;
+    gpu.setMode("overloaded");
+    const calls0 = fallback.calls();
+    const b = await decide(edge.url, secret, DECIDE_BODY, { "idempotency-key": "gpu-replay-down" });
+    expect(b.status).toBe(503);
+    expect((b.json.error as { code: string }).code).toBe("no_capacity");
+    expect(Number(b.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(fallback.calls()).toBe(calls0);
+    expect((await balanceOf(edge.url, secret)).balance_micro_cents).toBe(bal);
+    gpu.setMode("ok");
+  });
+
   it("test quota: 'a 503 after admission is refunded in full, including the test quota'", async () => {
     const { acct, secret } = await funded("test");
     const redis = new Redis({ url: stack().UPSTASH_REDIS_REST_URL, token: stack().UPSTASH_REDIS_REST_TOKEN });
