@@ -68,9 +68,12 @@ export function forEachPiece(s: Scanned, emit: Emit): void {
   if (length > start) splitChunk(s, start, length, emit);
 }
 
+function flagAt(cls: Uint8Array, p: number, ini: number, end: number): number {
+  return p >= ini && p < end ? cls[p]! : OUT;
+}
+
 function splitChunk(s: Scanned, ini: number, end: number, emit: Emit): boolean {
   const { cps, cls } = s;
-  const flags = (p: number) => (p >= ini && p < end ? cls[p]! : OUT);
   let pos = ini;
   while (pos < end) {
     const cpt = cps[pos]!;
@@ -97,16 +100,16 @@ function splitChunk(s: Scanned, ini: number, end: number, emit: Emit): boolean {
       }
     }
     const from = pos;
-    let f2 = cpt === 0x20 ? flags(pos + 1) : cls[pos]!;
+    let f2 = cpt === 0x20 ? flagAt(cls, pos + 1, ini, end) : cls[pos]!;
     if (f2 === LETTER || f2 === NUMBER || f2 === OTHER) {
       const want = f2;
       if (cpt === 0x20) pos++;
-      while (f2 === want) f2 = flags(++pos);
+      while (f2 === want) f2 = flagAt(cls, ++pos, ini, end);
       if (emit(from, pos)) return true;
       continue;
     }
     let ws = 0;
-    while (flags(pos + ws) === WHITESPACE) ws++;
+    while (flagAt(cls, pos + ws, ini, end) === WHITESPACE) ws++;
     if (ws > 1 && pos + ws < end) {
       // \s+(?!\S): leave the last whitespace for the following word
       pos += ws - 1;
