@@ -73,6 +73,9 @@ export function createWorkerServer(
 
   async function score(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
+    // Refuse early (before the signature is verified and so spent) when the call cannot be served anyway.
+    if (!getEngine()) throw new HttpError("overloaded", "model is still loading");
+    if (inFlight >= opts.sequences + opts.queueMax) throw new HttpError("overloaded", "queue full");
     const body = await readBody(req, limit);
     const verdict = await verifier.verify(
       { method: "POST", path: "/v1/score", body: new Uint8Array(body) },
