@@ -7,6 +7,7 @@ import { ApiError } from "../../workers/errors";
 import type { AppEnv } from "../../workers/middleware/context";
 import { onError } from "../../workers/middleware/error-handler";
 import { requestId } from "../../workers/middleware/request-id";
+import { routeNotFound } from "../../workers/middleware/routing";
 import { setKeyStoreOverride } from "../../workers/stores/keys";
 import { expectError } from "./front-door-helpers";
 
@@ -77,5 +78,26 @@ describe("Key store unreachable → 503 maintenance with retry-after, never a 50
     const res = await app.request("/v1/key", { headers: { authorization: "Bearer svc_live_nope" } }, env);
     await expectError(res, 401, "invalid_api_key");
     expect(find).not.toHaveBeenCalled();
+  });
+});
+
+describe("405 `allow` derives from the registered routes (no hand-kept list)", () => {
+  it("a route added later (with params, in a sub-app) shows up in allow", async () => {
+    const a = new Hono<AppEnv>();
+    a.use("*", requestId());
+    a.onError(onError);
+    a.notFound(routeNotFound(a));
+    const sub = new Hono<AppEnv>()
+      .get("/v1/things/:id", (c) => c.text("get"))
+      .delete("/v1/things/:id", (c) => c.text("del"));
+    a.route("/", sub);
+    a.post("/v1/things", (c) => c.text("post"));
+    const put = await a.request("/v1/things/42", { method: "PUT" });
+    await expectError(put, 405, "method_not_allowed");
+    expect(put.headers.get("allow")).toBe("GET, DELETE, HEAD");
+    const get = await a.request("/v1/things", { method: "GET" });
+    expect(get.headers.get("allow")).toBe("POST");
+    await expectError(await a.request("/v1/others"), 404, "route_not_found");
+    expect((await a.request("/v1/things/7", { method: "DELETE" })).status).toBe(200);
   });
 });
