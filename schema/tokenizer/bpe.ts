@@ -122,9 +122,9 @@ class MinHeap {
   private rights: Int32Array;
   private ranks: Int32Array;
   constructor(capacity: number) {
-    this.keys = new Float64Array(capacity * 2 + 4);
-    this.rights = new Int32Array(capacity * 2 + 4);
-    this.ranks = new Int32Array(capacity * 2 + 4);
+    this.keys = new Float64Array(capacity + 16);
+    this.rights = new Int32Array(capacity + 16);
+    this.ranks = new Int32Array(capacity + 16);
   }
   push(key: number, right: number, rank: number): void {
     if (this.size === this.keys.length) this.grow();
