@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ScoreRequest } from "../../schema/engine-protocol";
+import { isJsonObject, type JsonValue, jsonObject } from "../../schema/json";
 import { parseTemplate, renderForEngine, renderQuestion, renderState, substitute } from "../../schema/render";
 import { validateDecideRequest } from "../../workers/decide/validate";
 import { ast, baseBody, parse } from "./decide-fixtures";
@@ -87,5 +89,44 @@ describe("answer codes", () => {
     );
     const lines = renderQuestion(v.questions[0]!, v.state).split("\n");
     expect(lines.slice(27, 31)).toEqual(["Z. o25", "AA. o26", "AB. o27", "AC. o28"]);
+  });
+});
+
+describe("property: rendering a JSON state", () => {
+  fc.configureGlobal({ seed: 20261121 });
+  const json: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
+    v: fc.oneof(
+      { depthSize: "small" },
+      fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)),
+      fc.array(tie("v"), { maxLength: 3 }),
+      fc
+        .uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), tie("v")), {
+          maxLength: 3,
+          selector: ([k]) => k,
+        })
+        .map((e) => jsonObject(e)),
+    ),
+  })).v;
+  it("is deterministic, and every path that exists substitutes without being left as written", () => {
+    fc.assert(
+      fc.property(json, (state) => {
+        expect(renderState(state)).toBe(renderState(state));
+        if (!isJsonObject(state)) return;
+        for (const [k, v] of state.entries) {
+          if (k.includes(".") || k.includes("{") || k.includes("}") || k.trim() !== k || k === "") continue;
+          const out = substitute(`{{${k}}}`, state);
+          expect(out).toBe(
+            typeof v === "object" && v !== null
+              ? renderState(v)
+              : typeof v === "string"
+                ? v === ""
+                  ? '""'
+                  : v
+                : JSON.stringify(v),
+          );
+        }
+      }),
+      { numRuns: 200, endOnFailure: true },
+    );
   });
 });
