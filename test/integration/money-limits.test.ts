@@ -44,6 +44,33 @@ describe("rate limits and quotas", () => {
     }
   });
 
+  it("'concurrency': too many requests in flight → 429 concurrency, retry-after 1; slots are released on every exit path", async () => {
+    const acct = await seed();
+    await credit(edge.url, acct.accountId, 100_000_000);
+    const redis = new Redis({ url: stack().UPSTASH_REDIS_REST_URL, token: stack().UPSTASH_REDIS_REST_TOKEN });
+    const slots = `rl:a:${acct.accountId}:inflight`;
+    // Calls refused by the balance (402) after taking a slot give it back; so does a 200 (checked below).
+    const poor = await seed();
+    await Promise.all(Array.from({ length: 12 }, () => decide(edge.url, poor.keys[0]!.secret)));
+    expect(await redis.zcard(`rl:a:${poor.accountId}:inflight`)).toBe(0);
+    // 256 calls in flight (the live cap per account) → the next one is refused.
+    const far = Date.now() + 60_000;
+    for (let i = 0; i < 256; i += 64)
+      await redis.zadd(
+        slots,
+        ...(Array.from({ length: 64 }, (_, j) => ({ score: far, member: `busy-${i + j}` })) as [
+          { score: number; member: string },
+        ]),
+      );
+    const r = await decide(edge.url, acct.keys[0]!.secret);
+    expect(r.status).toBe(429);
+    expect(r.json.error).toMatchObject({ type: "rate_limited", code: "concurrency" });
+    expect(r.headers.get("retry-after")).toBe("1");
+    await redis.del(slots);
+    expect((await decide(edge.url, acct.keys[0]!.secret)).status).toBe(200);
+    expect(await redis.zcard(slots)).toBe(0);
+  });
+
   it("'requests per minute': a key limited to 5 rpm gets 429 requests_per_minute on the 6th call, with real remaining counts", async () => {
     const acct = await seed({ keys: [{ mode: "live", rpmLimit: 5 }] });
     await credit(edge.url, acct.accountId, 100_000_000);
