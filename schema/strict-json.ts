@@ -213,6 +213,15 @@ class StrictParser {
     if (c === 0x30) i++;
     else if (c >= 0x31 && c <= 0x39) i = this.digits(i);
     else this.fail("Invalid number.", i);
+    c = text.charCodeAt(i);
+    if (c !== 0x2e && c !== 0x65 && c !== 0x45 && i - start <= 15) {
+      // Fast path: a plain integer of at most 15 digits is exact in a double; no string allocation.
+      let v = 0;
+      for (let k = text.charCodeAt(start) === 0x2d ? start + 1 : start; k < i; k++)
+        v = v * 10 + (text.charCodeAt(k) - 0x30);
+      this.pos = i;
+      return text.charCodeAt(start) === 0x2d ? -v : v;
+    }
     if (text.charCodeAt(i) === 0x2e) {
       c = text.charCodeAt(++i);
       if (!(c >= 0x30 && c <= 0x39)) this.fail("Invalid number.", i);
