@@ -1,19 +1,46 @@
-import { Hono } from "hono";
-import { MODELS, type ModelLimits, type ModelVersion } from "../../../schema/models";
-import type { Env } from "../../env";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { MODELS } from "../../../schema/models";
+import type { AppEnv } from "../../middleware/context";
+
+const limit = (description: string, example: number) => z.number().int().openapi({ description, example });
+
+const ModelObjectSchema = z
+  .object({
+    object: z.literal("model").openapi({ description: "Always `model`.", example: "model" }),
+    id: z.string().openapi({
+      description: "Exact version: `svc-N.N.N` (GPU) or `svc-fallback-N.N.N` (fallback).",
+      example: "svc-1.0.0",
+    }),
+    alias: z
+      .string()
+      .nullable()
+      .openapi({ description: "The alias that resolves to this version, or null.", example: "svc-1" }),
+    served_by: z.enum(["gpu", "fallback"]).openapi({ description: "Serving path of this version." }),
+    status: z
+      .enum(["active", "retired"])
+      .openapi({ description: "A retired version answers 404 `model_retired`." }),
+    calibration: z
+      .string()
+      .openapi({ description: "Calibration version applied.", example: "cal-20261121-0" }),
+    max_state_tokens: limit("Rendered state tokens at most.", 16_384),
+    max_question_tokens: limit("Tokens per rendered question at most.", 4_096),
+    max_total_tokens: limit("Billable tokens per request at most.", 16_384),
+    max_questions: limit("Questions per request at most.", 32),
+    max_options: limit("Options per pick at most.", 255),
+    max_levels: limit("Levels per rate at most.", 10),
+    exact_option_probabilities: limit("Pick options with exact probabilities (GPU 255, fallback 20).", 255),
+  })
+  .openapi("Model");
+
+const ModelListSchema = z
+  .object({ object: z.literal("list"), data: z.array(ModelObjectSchema) })
+  .openapi("ModelList");
 
 /** One entry of GET /v1/models (shape documented in docs/decisions.md, "Decide contract"). */
-export interface ModelObject extends ModelLimits {
-  object: "model";
-  id: string;
-  alias: string | null;
-  served_by: ModelVersion["served_by"];
-  status: ModelVersion["status"];
-  calibration: string;
-}
+export type ModelObject = z.infer<typeof ModelObjectSchema>;
 
 /** The list body: every known version, active first in catalog order, then retired ones. */
-export function modelList(): { object: "list"; data: ModelObject[] } {
+export function modelList(): z.infer<typeof ModelListSchema> {
   const sorted = [...MODELS].sort((a, b) => Number(a.status === "retired") - Number(b.status === "retired"));
   return {
     object: "list",
@@ -29,7 +56,37 @@ export function modelList(): { object: "list"; data: ModelObject[] } {
   };
 }
 
-/** GET /v1/models: any valid key, any scopes (authentication is the front door's middleware). */
-export const modelsRoutes = new Hono<{ Bindings: Env }>().get("/v1/models", function listModels(c) {
-  return c.json(modelList());
+const ErrorSchema = z.object({
+  error: z.object({
+    type: z.string(),
+    code: z.string(),
+    message: z.string(),
+    param: z.string().optional(),
+    request_id: z.string(),
+  }),
+});
+
+/** GET /v1/models: any valid key, any scopes (authentication: the front door's route policy). */
+export const listModelsRoute = createRoute({
+  method: "get",
+  path: "/v1/models",
+  operationId: "listModels",
+  summary: "Model versions and their limits",
+  security: [{ bearer: [] }],
+  responses: {
+    200: {
+      description: "Every model version.",
+      content: { "application/json": { schema: ModelListSchema } },
+    },
+    401: {
+      description: "Missing, invalid, revoked or expired key.",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
+    403: { description: "Account suspended.", content: { "application/json": { schema: ErrorSchema } } },
+  },
+});
+
+/** Routes of the model resource. */
+export const modelsRoutes = new OpenAPIHono<AppEnv>().openapi(listModelsRoute, function listModels(c) {
+  return c.json(modelList(), 200);
 });
