@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createConnection } from "node:net";
+import { dirname } from "node:path";
 import { freePort, waitFor } from "./free-port";
 
 /** A redis-server child process. */
@@ -14,12 +15,16 @@ export interface RedisOptions {
   port?: number;
   /** Directory for an append-only file (`npm start`); omitted = no persistence (tests). */
   dir?: string;
-  /** Path of the binary (default `redis-server` on PATH). */
+  /** Path of the binary (default: `redis-server` on PATH). */
   binary?: string;
 }
 
 /** Spawns `redis-server` on 127.0.0.1 and resolves once it answers PING. */
 export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> {
+  const found = spawnSync(opts.binary ?? "redis-server", ["--version"], { stdio: "ignore" });
+  if (found.error) {
+    throw new Error(`cannot run ${opts.binary ?? "redis-server"} (install it: apt-get install redis-server)`);
+  }
   const port = opts.port ?? (await freePort());
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", ""];
   if (opts.dir) {
@@ -28,34 +33,37 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> 
   } else {
     args.push("--appendonly", "no");
   }
-  const child: ChildProcess = spawn(opts.binary ?? "redis-server", args, {
-    stdio: ["ignore", "ignore", "pipe"],
+  // A shell watchdog holds redis-server: when our end of its stdin closes (stop(), or this process dying
+  // in any way, even SIGKILL) it kills redis-server, so no run leaves an orphan behind.
+  const watchdog = 'redis-server "$@" & r=$!; read _ignored; kill $r 2>/dev/null; wait $r';
+  const child: ChildProcess = spawn("sh", ["-c", watchdog, "sh", ...args], {
+    stdio: ["pipe", "ignore", "pipe"],
+    env: opts.binary
+      ? { ...process.env, PATH: `${dirname(opts.binary)}:${process.env.PATH ?? ""}` }
+      : process.env,
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d) => {
+    stderr += String(d);
   });
   let exited = false;
   let spawnError: Error | undefined;
-  // Last resort when the parent exits without stop() (e.g. a test runner's process.exit): no orphan.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
   child.on("error", (e) => {
     spawnError = e;
   });
   child.on("exit", () => {
     exited = true;
-    process.removeListener("exit", killOnExit);
   });
   await waitFor(
     `redis-server on port ${port}`,
     async () => {
-      if (spawnError)
-        throw new Error(
-          `cannot run redis-server (install it: apt-get install redis-server): ${spawnError.message}`,
-        );
-      if (exited) throw new Error("redis-server exited");
+      if (spawnError) throw new Error(`cannot run sh: ${spawnError.message}`);
+      if (exited) throw new Error(`redis-server exited: ${stderr.trim()}`);
       await ping(port);
     },
     15_000,
   ).catch((error) => {
-    child.kill("SIGKILL");
+    child.stdin?.end();
     throw error;
   });
   return {
@@ -64,7 +72,7 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> 
     async stop() {
       if (exited) return;
       const done = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.kill("SIGTERM");
+      child.stdin?.end();
       const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
       await done;
       clearTimeout(timer);
