@@ -51,6 +51,8 @@ export async function takeCharge(
     });
   } catch (err) {
     console.error(`ledger unreachable request_id=${requestId}: ${err instanceof Error ? err.message : err}`);
+    // The debit may have landed before the connection broke; the refund is a no-op when it did not.
+    await ledger.refund(requestId).catch(() => {});
     throw new ApiError("billing_unavailable", {
       retryAfter: 5,
       message: "Billing is temporarily unavailable.",
