@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { getLlama, type Llama, type LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -256,6 +258,22 @@ function sweepDigest(tokenize: (text: string) => ArrayLike<number>): string {
   return `${n}:${h.toString(16)}`;
 }
 
+/** Up to `limit` real files (README.md, package.json, entry .js) of node_modules packages, in sorted order. */
+function installedPackageFiles(limit: number): string[] {
+  const root = join(process.cwd(), "node_modules");
+  const out: string[] = [];
+  for (const name of readdirSync(root).sort()) {
+    if (name.startsWith(".") || name.startsWith("@")) continue;
+    for (const file of ["README.md", "package.json", "index.js", "CHANGELOG.md"]) {
+      const path = join(root, name, file);
+      if (!existsSync(path) || statSync(path).size > 200_000) continue;
+      out.push(readFileSync(path, "utf8"));
+    }
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
 function mismatches(texts: string[]): { text: string; llama: number[]; ours: number[] }[] {
   const bad: { text: string; llama: number[]; ours: number[] }[] = [];
   for (const text of texts) {
@@ -277,6 +295,12 @@ describe("pure-JS svc-1 tokenizer equals llama.cpp (spec: the same count on the 
     expect(texts.length).toBeGreaterThan(5000);
     const bad = mismatches(texts);
     expect(bad.slice(0, 5)).toEqual([]);
+  });
+
+  it("real documents (README, source and JSON files of the installed packages) give identical ids", () => {
+    const texts = installedPackageFiles(250);
+    expect(texts.length).toBeGreaterThan(100);
+    expect(mismatches(texts).map((m) => m.text.slice(0, 80))).toEqual([]);
   });
 
   it("every codepoint class boundary (and all of U+0000–U+2FFF) splits as in llama.cpp", () => {
