@@ -7,6 +7,8 @@ const TypeCalibration = z.object({
   temperature: z.number().positive(),
   bias: z.array(z.number()),
   length_normalize: z.boolean().optional(),
+  /** Optional temperature per outcome count K (key = K as a decimal string); falls back to `temperature`. */
+  temperature_by_outcomes: z.record(z.string().regex(/^[0-9]+$/), z.number().positive()).optional(),
 });
 
 /** A calibration artifact `gpu-worker/calibration/cal-YYYYMMDD-N.json`: framing + per-type affine map. */
@@ -51,7 +53,8 @@ export function softmax(z: number[]): number[] {
 }
 
 /**
- * Calibrated distribution over a question's outcomes: z_i = s_i' / temperature + (bias[i] ?? 0), where
+ * Calibrated distribution over a question's outcomes: z_i = s_i' / T + (bias[i] ?? 0), where T is
+ * `temperature_by_outcomes[K]` for K outcomes when present, else `temperature`, and
  * s_i' = s_i / tokens_i when `length_normalize`, else s_i; then softmax. Check outcomes are [yes, no]
  * (bias[0] belongs to yes). The evaluation harness fits with this same function.
  */
@@ -62,10 +65,11 @@ export function applyCalibration(
   cal: Calibration,
 ): number[] {
   const t = cal.types[type];
+  const temperature = t.temperature_by_outcomes?.[String(scores.length)] ?? t.temperature;
   const z = scores.map((s, i) => {
     const n = tokensPerOutcome[i] ?? 1;
     const s2 = t.length_normalize && n > 0 ? s / n : s;
-    return s2 / t.temperature + (t.bias[i] ?? 0);
+    return s2 / temperature + (t.bias[i] ?? 0);
   });
   return softmax(z);
 }

@@ -29,6 +29,11 @@ describe("calibration: z_i = s_i'/temperature + bias[i], then softmax", () => {
     const ln = applyCalibration("pick", [-4, -1], [4, 1], cal({ length_normalize: true }));
     expect(ln[0]).toBeCloseTo(0.5, 12);
   });
+  it("temperature_by_outcomes overrides the temperature for that number of outcomes only", () => {
+    const c = cal({ temperature: 1, temperature_by_outcomes: { "2": 2 } });
+    expect(applyCalibration("pick", [0, -2], [1, 1], c)[0]).toBeCloseTo(1 / (1 + Math.exp(-1)), 12);
+    expect(applyCalibration("pick", [0, -2, -50], [1, 1, 1], c)[0]).toBeCloseTo(1 / (1 + Math.exp(-2)), 6);
+  });
   it("loads the newest committed artifact and names its version", () => {
     expect(newestCalibrationPath()).toMatch(/cal-\d{8}-\d+\.json$/);
     expect(loadCalibration().version).toMatch(/^cal-\d{8}-\d+$/);
