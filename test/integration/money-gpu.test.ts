@@ -9,7 +9,7 @@ let gpu: RunningWorker;
 let edge: EdgeWorker;
 
 beforeAll(async () => {
-  gpu = await startWorker({ GPU_SIGNING_SECRET: GPU_SECRET, SVC_THREADS: "1", SVC_CONTEXT_SIZE: "2048" });
+  gpu = await startWorker({ GPU_SIGNING_SECRET: GPU_SECRET, SVC_THREADS: "1", SVC_CONTEXT_SIZE: "4096" });
   edge = await startEdge({ gpuUrls: [gpu.url] });
 }, 180_000);
 afterAll(async () => {
@@ -55,7 +55,7 @@ describe("through the real GPU worker", () => {
     const acct = await seed();
     const secret = acct.keys[0]!.secret;
     await credit(edge.url, acct.accountId, 100_000_000);
-    const longState = { notes: "The weather report mentions rain, wind and cold. ".repeat(60) };
+    const longState = { notes: "The weather report mentions rain, wind and cold. ".repeat(150) };
     const pending = decide(edge.url, secret, { ...DECIDE_BODY, state: longState, fallback: "never" });
     await new Promise((r) => setTimeout(r, 400));
     gpu.child.kill("SIGKILL");
