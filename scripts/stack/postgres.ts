@@ -1,4 +1,6 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { freePort } from "./free-port";
@@ -26,8 +28,9 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
   const external = opts.databaseUrl ?? process.env.DATABASE_URL;
   if (external) return { url: external, embedded: false, stop: async () => {} };
 
+  const fresh = !opts.dataDir || !existsSync(join(opts.dataDir, "PG_VERSION"));
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const db = await PGlite.create(opts.dataDir ? { dataDir: opts.dataDir } : {});
+  const db = await createPglite(opts.dataDir, fresh);
   const port = await freePort();
   const server = new PGLiteSocketServer({
     db,
@@ -47,4 +50,38 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
       await db.close();
     },
   };
+}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const CACHE_DIR = join(ROOT, ".cache", "pglite");
+
+/**
+ * A new PGlite cluster costs an initdb (~10–20 s on a loaded 2-core machine); loading a snapshot of a
+ * freshly initialised one takes ~2 s. The snapshot is taken once per PGlite version, before any
+ * statement runs, and kept in `.cache/pglite/` (git-ignored).
+ */
+async function createPglite(dataDir: string | undefined, fresh: boolean): Promise<PGlite> {
+  const base = dataDir ? { dataDir } : {};
+  if (!fresh) return PGlite.create(base);
+  const pkg = join(ROOT, "node_modules", "@electric-sql", "pglite", "package.json");
+  const version = existsSync(pkg) ? (JSON.parse(readFileSync(pkg, "utf8")).version as string) : "unknown";
+  const snapshot = join(CACHE_DIR, `initdb-${version}.tar`);
+  if (existsSync(snapshot)) {
+    try {
+      return await PGlite.create({ ...base, loadDataDir: new Blob([readFileSync(snapshot)]) });
+    } catch {
+      // unreadable or truncated snapshot: fall through to a normal initdb and rewrite it
+    }
+  }
+  const db = await PGlite.create(base);
+  try {
+    const dump = await db.dumpDataDir("none");
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const tmp = `${snapshot}.${process.pid}.tmp`;
+    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
+    renameSync(tmp, snapshot);
+  } catch {
+    // the cache is an optimisation only
+  }
+  return db;
 }
