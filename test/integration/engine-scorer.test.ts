@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Framing, plainQa } from "../../gpu-worker/src/framings";
+import { loadCalibration } from "../../gpu-worker/src/calibration";
+import { type Framing, getFraming } from "../../gpu-worker/src/framings";
 import { defaultModelPath } from "../../gpu-worker/src/model-check";
 import { openScorer, type Scorer } from "../../gpu-worker/src/scorer";
-import { continuationTokens } from "../../gpu-worker/src/tokenize";
+import { continuationTokens, tokenizePieces } from "../../gpu-worker/src/tokenize";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
 
-// Real model on CPU, no mocks. States stay short so the file runs in seconds.
+// Real model on CPU, no mocks. States stay short so the file runs in seconds. The framing is the one the
+// newest calibration artifact names (what the worker serves).
+const framing = getFraming(loadCalibration().framing);
 let scorer: Scorer;
 beforeAll(async () => {
   scorer = await openScorer({ modelPath: defaultModelPath(), threads: 1, sequences: 2, contextSize: 1024 });
@@ -33,7 +36,7 @@ const france = pick("capital", "What is the capital of France?", ["London", "Par
 
 describe("scoring: label text as the continuation (design: 'labels are scored')", () => {
   it("an obvious pick: the capital of France scores Paris highest with the default framing", async () => {
-    const r = await scorer.rawScores(STATE, [france], plainQa);
+    const r = await scorer.rawScores(STATE, [france], framing);
     const s = r.scores[0] as number[];
     expect(s).toHaveLength(4);
     expect(s.indexOf(Math.max(...s))).toBe(1);
@@ -42,20 +45,20 @@ describe("scoring: label text as the continuation (design: 'labels are scored')"
 
   it("a multi-token label is the sum of its tokens' log-probs: trie scoring equals scoring each label alone", async () => {
     const labels = ["New York", "New Delhi", "Newcastle upon Tyne", "Paris"];
-    const together = await scorer.rawScores(STATE, [pick("q", "Name a city.", labels)], plainQa);
+    const together = await scorer.rawScores(STATE, [pick("q", "Name a city.", labels)], framing);
     expect((together.tokensPerOutcome[0] as number[]).some((n) => n > 1)).toBe(true);
     for (const [i, label] of labels.entries()) {
-      const alone = await scorer.rawScores(STATE, [pick("q", "Name a city.", [label])], plainQa);
+      const alone = await scorer.rawScores(STATE, [pick("q", "Name a city.", [label])], framing);
       expect((together.scores[0] as number[])[i]).toBeCloseTo((alone.scores[0] as number[])[0] as number, 4);
     }
   });
 
   it("a question scores the same alone and after other questions on the same state (prefix rewind is exact)", async () => {
-    const alone = await scorer.rawScores(STATE, [france], plainQa);
+    const alone = await scorer.rawScores(STATE, [france], framing);
     const after = await scorer.rawScores(
       STATE,
       [check("a", "Is Berlin in Germany?"), check("b", "Is it raining?"), france],
-      plainQa,
+      framing,
     );
     expect(after.scores[2]).toEqual(alone.scores[0]);
   });
@@ -75,18 +78,19 @@ describe("continuations are tokenized in context (prompt tail + label, keep the 
 
 describe("token meter: the state prefix is evaluated ONCE per request however many questions", () => {
   it("1 vs 4 vs 8 questions: tokens_evaluated grows only by the questions' own tokens", async () => {
-    const prefixTokens = scorer.model.tokenize(`${STATE}\n\n`, false).length;
+    const prefixTokens = tokenizePieces(scorer.model, framing.statePrefix(STATE)).length;
     const qs = Array.from({ length: 8 }, (_, i) => check(`q${i}`, `Is statement number ${i} true?`));
-    const one = await scorer.rawScores(STATE, qs.slice(0, 1), plainQa);
-    const four = await scorer.rawScores(STATE, qs.slice(0, 4), plainQa);
-    const eight = await scorer.rawScores(STATE, qs, plainQa);
+    const one = await scorer.rawScores(STATE, qs.slice(0, 1), framing);
+    const four = await scorer.rawScores(STATE, qs.slice(0, 4), framing);
+    const eight = await scorer.rawScores(STATE, qs, framing);
     const perQuestion = one.meter.tokens_evaluated - prefixTokens;
     expect(perQuestion).toBeGreaterThan(0);
     // Every question here has the same token count; the state is paid once.
     expect(four.meter.tokens_evaluated).toBe(prefixTokens + 4 * perQuestion);
     expect(eight.meter.tokens_evaluated).toBe(prefixTokens + 8 * perQuestion);
     // Each question after the state reads the prefix from the cache instead of re-evaluating it.
-    expect(eight.meter.tokens_reused).toBe(8 * prefixTokens);
+    expect(eight.meter.tokens_reused).toBe(2 * four.meter.tokens_reused);
+    expect(eight.meter.tokens_reused).toBeGreaterThanOrEqual(8 * prefixTokens);
   });
 });
 
