@@ -155,13 +155,20 @@ async function moneyPath(
     const status = err instanceof ApiError ? err.status : 500;
     if (status >= 500) {
       // Refunds happen BEFORE the answer leaves: the charge, then the tpm tokens and the test quota.
-      await charge?.refund();
+      await charge
+        ?.refund()
+        .catch((e) =>
+          console.error(`REFUND FAILED request_id=${requestId}: ${e instanceof Error ? e.message : e}`),
+        );
       await admission?.refundTokens().catch(() => {});
       if (admission) publishRateLimit(c, admission.state);
       await handle?.fail();
     } else {
       // 402 / 429 keep no record; the tokens of a call refused by the balance were never billed.
-      if (status === 402) await admission?.refundTokens().catch(() => {});
+      if (status === 402 && admission) {
+        await admission.refundTokens().catch(() => {});
+        publishRateLimit(c, admission.state);
+      }
       await handle?.abandon();
     }
     throw err;
