@@ -119,6 +119,23 @@ describe("ledger on the real stack", () => {
     });
   });
 
+  it("usage events: 'calls that ended in an error; never charged' are recorded too (422 before the money path)", async () => {
+    const acct = await seed();
+    const r = await decide(edge.url, acct.keys[0]!.secret, { state: "x", questions: {} });
+    expect(r.status).toBe(422);
+    const rows = await until(
+      () =>
+        withStackDb((q) =>
+          q(
+            "SELECT status, error_code, charge_micro_cents::int AS c FROM usage_events WHERE request_id = $1",
+            [r.headers.get("x-request-id")],
+          ),
+        ),
+      (res) => res.rows.length > 0,
+    );
+    expect(rows.rows[0]).toMatchObject({ status: 422, error_code: "invalid_value", c: 0 });
+  });
+
   it("credit route: admin token required, idempotent by payment id", async () => {
     const acct = await seed();
     const body = JSON.stringify({

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { renderForEngine } from "../../../schema/render";
-import { runMoneyPath } from "../../decide/admission";
+import { type MoneyPathInput, runMoneyPath } from "../../decide/admission";
+import { recordRejectedCall } from "../../decide/admission-usage";
 import { runFrontDoor } from "../../decide/front-door";
 import { checkReferences } from "../../decide/references";
 import { resolveModel } from "../../decide/resolve-model";
@@ -15,6 +16,19 @@ import type { AppEnv } from "../../middleware/context";
  * bottom, one step per call.
  */
 export async function postDecide(c: Context<AppEnv>): Promise<Response> {
+  let input: MoneyPathInput;
+  try {
+    input = await checkRequest(c);
+  } catch (err) {
+    recordRejectedCall(c, err);
+    throw err;
+  }
+  // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500), the Decision, usage event
+  return runMoneyPath(c, input);
+}
+
+/** Steps 2–6: everything that can reject the call before it may be charged. */
+async function checkRequest(c: Context<AppEnv>): Promise<MoneyPathInput> {
   // 2. idempotency-key header, body size (413), content type (400), strict JSON (400 invalid_json/duplicate_key)
   const { body, idempotencyKey } = await runFrontDoor(c);
   // 3. schema (422, spec precedence)
@@ -26,12 +40,11 @@ export async function postDecide(c: Context<AppEnv>): Promise<Response> {
   checkUniqueness(request);
   // 6. rendering and token limits (413); the charge is known from here on
   const tokens = checkTokenLimits(request, model.version.limits);
-  // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500), the Decision, usage event
-  return runMoneyPath(c, {
+  return {
     body,
     idempotencyKey,
     resolved: model,
     engineRequest: renderForEngine(request, model.version.id, c.get("requestId")),
     tokens,
-  });
+  };
 }
