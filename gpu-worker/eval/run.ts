@@ -6,7 +6,7 @@
  *   --dry          write nothing (no artifact, PNG or docs); print the tables
  *   --cached-only  score nothing; report from .cache/eval as it is
  *   --stride N     compare the variants on every N-th item of each type (a stratified subset; default 5) and
- *                  score the full set only for the finalists (`--full a,b:check`, default plain-qa and code-letters)
+ *                  score the full set only for the finalists (`--full a,b:check`; default: the committed finalists and code-letters)
  */
 import { loadDataset } from "./load";
 import { VARIANTS } from "./plan";
@@ -17,7 +17,9 @@ const arg = (name: string) => {
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const stride = Number(arg("--stride") ?? 5);
-const full = (arg("--full") ?? "plain-qa,code-letters").split(",");
+/** The committed artifact's finalists (per type) and the answer-code baseline. */
+const DEFAULT_FULL = "plain-qa:pick,plain-answer-is:rate,plain-qa-yes-no-cap:check,code-letters";
+const full = (arg("--full") ?? DEFAULT_FULL).split(",");
 
 const items = loadDataset();
 const subset = items.filter((it) => {
