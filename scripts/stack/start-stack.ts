@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
 import { creditDemo, type DemoInfo, ensureDemoAccount } from "./demo";
 import { startEdgeWorker } from "./edge-worker";
+import { startFakeFallback } from "./fake-fallback";
 import { freePort, waitFor } from "./free-port";
 import { withNodeClient } from "./neon-node";
 import { type Services, startServices } from "./services";
@@ -85,9 +86,27 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         (services.applied.length ? `, migrated ${services.applied.join(", ")}` : ""),
     );
 
+    // The hosted fallback cannot run here: a fake speaking its exact HTTP shape stands in, unless
+    // FALLBACK_BASE_URL names a real deployment.
+    const fallback = process.env.FALLBACK_BASE_URL
+      ? {
+          FALLBACK_BASE_URL: process.env.FALLBACK_BASE_URL,
+          FALLBACK_DEPLOYMENT: process.env.FALLBACK_DEPLOYMENT ?? "",
+          FALLBACK_API_KEY: process.env.FALLBACK_API_KEY ?? "",
+        }
+      : await startFakeFallback().then((fake) => {
+          stops.push(fake.close);
+          return {
+            FALLBACK_BASE_URL: fake.url,
+            FALLBACK_DEPLOYMENT: "fake-gpt",
+            FALLBACK_API_KEY: "local-fake",
+          };
+        });
+
     const env: Record<string, string> = {
       ENVIRONMENT: "local",
       ...services.env,
+      ...fallback,
       GPU_SIGNING_SECRET: gpuSecret,
       ADMIN_TOKEN: adminToken,
       ...(wantGpu ? { GPU_POOL_URLS: `http://127.0.0.1:${gpuPort}` } : {}),

@@ -1,16 +1,21 @@
 import { describe, expect, it } from "vitest";
+import { ANSWER_CODES } from "../../schema/answer-codes";
 import { decisionJson } from "../../workers/decide/decision";
-import { answerCode, codeDistribution } from "../../workers/engine/fallback";
+import { codeDistribution, fallbackMessages } from "../../workers/engine/fallback";
 
 describe("fallback answer codes", () => {
-  it.each([
-    [0, "A"],
-    [25, "Z"],
-    [26, "AA"],
-    [51, "AZ"],
-    [52, "BA"],
-    [254, "IU"],
-  ])("code of option %i is %s", (i, code) => expect(answerCode(i)).toBe(code));
+  it("shows the pinned answer codes of the billed rendering (schema/answer-codes)", () => {
+    const options = Array.from({ length: 30 }, (_, i) => ({ label: `option ${i}`, description: null }));
+    const [, user] = fallbackMessages("state", {
+      id: "q",
+      type: "pick",
+      instructions: "Which?",
+      criteria: [],
+      options,
+    });
+    const shown = [...user!.content.matchAll(/^([A-Z]{1,2}): /gm)].map((m) => m[1]);
+    expect(shown).toEqual(ANSWER_CODES.slice(0, 30));
+  });
 });
 
 describe("'codes past the top 20 share the leftover mass equally'", () => {

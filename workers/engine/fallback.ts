@@ -1,4 +1,5 @@
 import { shapeAnswer } from "../../gpu-worker/src/answers";
+import { answerCode } from "../../schema/answer-codes";
 import type { ScoreQuestion, ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
 
 /** Calls to the hosted fallback (OpenAI-compatible chat completions, EU data zone). */
@@ -13,17 +14,6 @@ export class FallbackError extends Error {}
 
 /** How many alternatives the provider returns per position (OpenAI's maximum). */
 export const TOP_LOGPROBS = 20;
-
-/** Answer code of the option at `index`: A..Z, then AA, AB, ... */
-export function answerCode(index: number): string {
-  let n = index;
-  let code = "";
-  do {
-    code = String.fromCharCode(65 + (n % 26)) + code;
-    n = Math.floor(n / 26) - 1;
-  } while (n >= 0);
-  return code;
-}
 
 function choicesOf(q: ScoreQuestion): string[] {
   if (q.type === "pick")
