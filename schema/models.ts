@@ -43,7 +43,14 @@ export const V1_LIMITS = {
 /** All questions together, in billable tokens (spec Limits; not yet reported by the endpoint). */
 export const MAX_ALL_QUESTIONS_TOKENS = 4_096;
 
-export const CURRENT_CALIBRATION = "cal-20261121-0";
+/**
+ * The calibration artifact (`gpu-worker/calibration/<name>.json`) the current GPU version applies. Pinned
+ * per exact version, so a replay of a GPU original is computed with the same calibration.
+ */
+export const CURRENT_CALIBRATION = "cal-20261121-1";
+
+/** The fallback path reads the hosted model's code distribution as it is: the identity calibration. */
+export const FALLBACK_CALIBRATION = "cal-20261121-0";
 
 /** Every version the service knows, newest first. */
 export const MODELS: readonly ModelVersion[] = [
@@ -60,7 +67,7 @@ export const MODELS: readonly ModelVersion[] = [
     alias: "svc-1",
     served_by: "fallback",
     status: "active",
-    calibration: CURRENT_CALIBRATION,
+    calibration: FALLBACK_CALIBRATION,
     limits: { ...V1_LIMITS, exact_option_probabilities: 20 },
   },
   {

@@ -1,4 +1,5 @@
 import { loadCalibration } from "./calibration";
+import { catalogCalibrationPath } from "./calibration-pin";
 import { Engine } from "./engine";
 import { defaultModelPath, ModelFileError, verifyModelFile } from "./model-check";
 import { openScorer } from "./scorer";
@@ -24,7 +25,7 @@ export function configFromEnv(env = process.env) {
     secret: env.GPU_SIGNING_SECRET ?? "",
     port: int("PORT", 8788),
     host: env.HOST || "0.0.0.0",
-    calibrationPath: env.SVC_CALIBRATION || undefined,
+    calibrationPath: env.SVC_CALIBRATION || catalogCalibrationPath(env.SVC_MODEL_VERSION || "svc-1.0.0"),
   };
 }
 
