@@ -101,6 +101,29 @@ export function fitType(
   return { temperature: round(1 / a), bias: b.map(round), length_normalize: lengthNormalize };
 }
 
+/** Outcome counts with at least this many training examples get their own temperature and bias. */
+export const MIN_EXAMPLES_PER_K = 30;
+
+/**
+ * Adds a temperature and a bias per outcome count K (3- and 5-level rates, 2- to 5-option picks do not share
+ * one scale), fitted on that K's training examples with the chosen length normalisation; other K keep `fit`.
+ */
+export function fitPerOutcomes(train: Example[], fit: TypeFit, fixLast: boolean): TypeFit {
+  const byK = new Map<number, Example[]>();
+  for (const e of train) byK.set(e.scores.length, [...(byK.get(e.scores.length) ?? []), e]);
+  const temperature_by_outcomes: Record<string, number> = {};
+  const bias_by_outcomes: Record<string, number[]> = {};
+  for (const [k, group] of [...byK].sort((a, b) => a[0] - b[0])) {
+    if (group.length < MIN_EXAMPLES_PER_K) continue;
+    const f = fitType(group, fit.length_normalize ?? false, { fixLast });
+    temperature_by_outcomes[String(k)] = f.temperature;
+    bias_by_outcomes[String(k)] = f.bias;
+  }
+  return Object.keys(temperature_by_outcomes).length
+    ? { ...fit, temperature_by_outcomes, bias_by_outcomes }
+    : fit;
+}
+
 /** Fits with length normalisation off and on; keeps the one with the lower train NLL. */
 export function fitBest(
   type: QuestionType,
@@ -114,5 +137,7 @@ export function fitBest(
   const off = fitType(train, false, { fixLast: type === "check" });
   const on = fitType(train, true, { fixLast: type === "check" });
   const [nOff, nOn] = [nllOf(off), nllOf(on)];
-  return { fit: nOn < nOff ? on : off, trainNll: { off: nOff, on: nOn } };
+  const global = nOn < nOff ? on : off;
+  const perK = fitPerOutcomes(train, global, type === "check");
+  return { fit: nllOf(perK) < nllOf(global) ? perK : global, trainNll: { off: nOff, on: nOn } };
 }

@@ -11,7 +11,7 @@ import { VARIANTS } from "./plan";
 import { reliabilityBins, reliabilityPng } from "./png";
 import type { ScoredItem } from "./score-cache";
 
-export const CALIBRATION_VERSION = "cal-20261121-1";
+export const CALIBRATION_VERSION = "cal-20261121-2";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const TYPES: QuestionType[] = ["pick", "rate", "check"];
 

@@ -9,6 +9,8 @@ const TypeCalibration = z.object({
   length_normalize: z.boolean().optional(),
   /** Optional temperature per outcome count K (key = K as a decimal string); falls back to `temperature`. */
   temperature_by_outcomes: z.record(z.string().regex(/^[0-9]+$/), z.number().positive()).optional(),
+  /** Optional bias vector per outcome count K; falls back to `bias`. */
+  bias_by_outcomes: z.record(z.string().regex(/^[0-9]+$/), z.array(z.number())).optional(),
 });
 
 /** A calibration artifact `gpu-worker/calibration/cal-YYYYMMDD-N.json`: framing + per-type affine map. */
@@ -66,10 +68,11 @@ export function applyCalibration(
 ): number[] {
   const t = cal.types[type];
   const temperature = t.temperature_by_outcomes?.[String(scores.length)] ?? t.temperature;
+  const bias = t.bias_by_outcomes?.[String(scores.length)] ?? t.bias;
   const z = scores.map((s, i) => {
     const n = tokensPerOutcome[i] ?? 1;
     const s2 = t.length_normalize && n > 0 ? s / n : s;
-    return s2 / temperature + (t.bias[i] ?? 0);
+    return s2 / temperature + (bias[i] ?? 0);
   });
   return softmax(z);
 }

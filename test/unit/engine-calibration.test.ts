@@ -34,6 +34,11 @@ describe("calibration: z_i = s_i'/temperature + bias[i], then softmax", () => {
     expect(applyCalibration("pick", [0, -2], [1, 1], c)[0]).toBeCloseTo(1 / (1 + Math.exp(-1)), 12);
     expect(applyCalibration("pick", [0, -2, -50], [1, 1, 1], c)[0]).toBeCloseTo(1 / (1 + Math.exp(-2)), 6);
   });
+  it("bias_by_outcomes overrides the bias for that number of outcomes only", () => {
+    const c = cal({ temperature: 1, bias: [0, 0, 0], bias_by_outcomes: { "2": [1, 0] } });
+    expect(applyCalibration("pick", [0, 0], [1, 1], c)[0]).toBeCloseTo(1 / (1 + Math.exp(-1)), 12);
+    expect(applyCalibration("pick", [0, 0, 0], [1, 1, 1], c)[0]).toBeCloseTo(1 / 3, 12);
+  });
   it("loads the newest committed artifact and names its version", () => {
     expect(newestCalibrationPath()).toMatch(/cal-\d{8}-\d+\.json$/);
     expect(loadCalibration().version).toMatch(/^cal-\d{8}-\d+$/);
