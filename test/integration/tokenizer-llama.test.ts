@@ -8,6 +8,7 @@ import { SVC1_CATEGORIES } from "../../schema/tokenizer/data/svc1-vocab";
 import { countTokens, encode } from "../../schema/tokenizer/index";
 // @ts-expect-error plain .mjs without types
 import { defaultModelPath } from "../../scripts/model-pull.mjs";
+import { SWEEP_DIGEST, sweepDigest } from "../support/token-sweep";
 
 // The real GGUF's tokenizer through node-llama-cpp (vocab only, CPU): the reference our pure-JS ids must equal.
 let llama: Llama;
@@ -228,34 +229,6 @@ function codepointSweep(): string[] {
     out.push(s);
   }
   return out;
-}
-
-// Every 37th codepoint in letter/space/digit/apostrophe neighbourhoods, folded into an FNV-1a digest of the
-// ids. The same generator and constant are in test/integration/tokenizer-llama.test.ts, where llama.cpp's own
-// ids must give this digest, and in test/worker/tokenizer.test.ts, where the pure-JS ids inside workerd must.
-const SWEEP_DIGEST = "623881:edd2df85";
-function* sweepTexts(): Generator<string> {
-  let s = "";
-  for (let cp = 0; cp < 0x110000; cp += 37) {
-    if (cp >= 0xd800 && cp < 0xe000) continue;
-    const c = String.fromCodePoint(cp);
-    s += `a${c}b ${c}${c}1 '${c}s\n`;
-    if (s.length > 4000) {
-      yield s;
-      s = "";
-    }
-  }
-  yield s;
-}
-function sweepDigest(tokenize: (text: string) => ArrayLike<number>): string {
-  let h = 0x811c9dc5;
-  let n = 0;
-  for (const text of sweepTexts()) {
-    const ids = tokenize(text);
-    for (let i = 0; i < ids.length; i++) h = Math.imul(h ^ ids[i]!, 0x01000193) >>> 0;
-    n += ids.length;
-  }
-  return `${n}:${h.toString(16)}`;
 }
 
 /** Up to `limit` real files (README.md, package.json, entry .js) of node_modules packages, in sorted order. */
