@@ -1,8 +1,10 @@
 // Integration harness of the money-path tests: the edge Worker in workerd (Miniflare) against the test
 // stack (Postgres through the Neon bridge, redis through the Upstash bridge), a controllable GPU stand-in
 // for fault injection (signed calls verified, killable mid-request) and the fake fallback.
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { afterAll, beforeAll } from "vitest";
 import { type ScoreRequest, ScoreRequest as ScoreRequestSchema } from "../../schema/engine-protocol";
 import { SignatureVerifier } from "../../schema/signing";
 import { type EdgeWorker, startEdgeWorker } from "../../scripts/stack/edge-worker";
@@ -206,4 +208,21 @@ export async function startStandInGpu(initial: StandInMode = "ok"): Promise<Stan
         server.close(() => r());
       }),
   };
+}
+
+/**
+ * Registers the suite's `beforeAll`/`afterAll`: one GPU stand-in in `mode` and an edge Worker dispatching to
+ * it, stopped after the suite. Read `world.edge` and `world.gpu` inside tests.
+ */
+export function useMoneyEdge(mode: StandInMode): { edge: EdgeWorker; gpu: StandInGpu } {
+  const world = {} as { edge: EdgeWorker; gpu: StandInGpu };
+  beforeAll(async () => {
+    world.gpu = await startStandInGpu(mode);
+    world.edge = await startEdge({ gpuUrls: [world.gpu.url] });
+  });
+  afterAll(async () => {
+    await world.edge?.stop();
+    await world.gpu?.close();
+  });
+  return world;
 }

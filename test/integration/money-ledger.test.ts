@@ -1,29 +1,9 @@
 // Money path on the real stack: the ledger under parallel load, journal vs Postgres, balance and credit routes.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EdgeWorker } from "../../scripts/stack/edge-worker";
+import { describe, expect, it } from "vitest";
 import { withStackDb } from "../support/stack-db";
-import {
-  ADMIN_TOKEN,
-  balanceOf,
-  credit,
-  decide,
-  type StandInGpu,
-  seed,
-  startEdge,
-  startStandInGpu,
-} from "./money-harness";
+import { ADMIN_TOKEN, balanceOf, credit, decide, seed, useMoneyEdge } from "./money-harness";
 
-let gpu: StandInGpu;
-let edge: EdgeWorker;
-
-beforeAll(async () => {
-  gpu = await startStandInGpu("ok");
-  edge = await startEdge({ gpuUrls: [gpu.url] });
-});
-afterAll(async () => {
-  await edge?.stop();
-  await gpu?.close();
-});
+const world = useMoneyEdge("ok");
 
 async function postgresJournal(accountId: string) {
   return withStackDb(async (q) => {
@@ -52,16 +32,16 @@ describe("ledger on the real stack", () => {
   it("'exact charge debited in one atomic step': 200 parallel decides against a balance covering 57 → 57 succeed, 143 get 402, balance 0, journal = Postgres", async () => {
     // Price one call on a throw-away account first (the charge is known before the request runs).
     const probe = await seed();
-    await credit(edge.url, probe.accountId, 1_000_000);
-    const first = await decide(edge.url, probe.keys[0]!.secret);
+    await credit(world.edge.url, probe.accountId, 1_000_000);
+    const first = await decide(world.edge.url, probe.keys[0]!.secret);
     expect(first.status).toBe(200);
     const charge = (first.json.usage as { charge_micro_cents: number }).charge_micro_cents;
     expect(charge).toBeGreaterThan(0);
 
     const acct = await seed();
     const secret = acct.keys[0]!.secret;
-    await credit(edge.url, acct.accountId, 57 * charge);
-    const results = await Promise.all(Array.from({ length: 200 }, () => decide(edge.url, secret)));
+    await credit(world.edge.url, acct.accountId, 57 * charge);
+    const results = await Promise.all(Array.from({ length: 200 }, () => decide(world.edge.url, secret)));
     const ok = results.filter((r) => r.status === 200);
     const poor = results.filter((r) => r.status === 402);
     expect({ ok: ok.length, poor: poor.length }).toEqual({ ok: 57, poor: 143 });
@@ -73,7 +53,7 @@ describe("ledger on the real stack", () => {
       });
       expect(typeof (r.json.error as { balance_micro_cents: number }).balance_micro_cents).toBe("number");
     }
-    const bal = await balanceOf(edge.url, secret);
+    const bal = await balanceOf(world.edge.url, secret);
     expect(bal).toMatchObject({ balance_micro_cents: 0, balance_eur: "0.00000000", tier: "t1" });
 
     const pg = await until(
@@ -99,10 +79,12 @@ describe("ledger on the real stack", () => {
   it("GET /v1/balance reports balance, euro string, tier, unit price, month-to-date tokens, next tier", async () => {
     const acct = await seed();
     const secret = acct.keys[0]!.secret;
-    await credit(edge.url, acct.accountId, 10_000_000_000, "pay_demo_100");
-    const r = await decide(edge.url, secret);
+    await credit(world.edge.url, acct.accountId, 10_000_000_000, "pay_demo_100");
+    const r = await decide(world.edge.url, secret);
     const tokens = (r.json.usage as { input_tokens: number }).input_tokens;
-    const res = await fetch(`${edge.url}/v1/balance`, { headers: { authorization: `Bearer ${secret}` } });
+    const res = await fetch(`${world.edge.url}/v1/balance`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("ratelimit-policy")).toBe('"rpm";q=300;w=60, "tpm";q=300000;w=60');
     expect(res.headers.get("ratelimit")).toMatch(
@@ -121,7 +103,7 @@ describe("ledger on the real stack", () => {
 
   it("usage events: 'calls that ended in an error; never charged' are recorded too (422 before the money path)", async () => {
     const acct = await seed();
-    const r = await decide(edge.url, acct.keys[0]!.secret, { state: "x", questions: {} });
+    const r = await decide(world.edge.url, acct.keys[0]!.secret, { state: "x", questions: {} });
     expect(r.status).toBe(422);
     const rows = await until(
       () =>
@@ -143,14 +125,14 @@ describe("ledger on the real stack", () => {
       amount_micro_cents: 500,
       payment_id: "pay_once",
     });
-    const bad = await fetch(`${edge.url}/internal/ledger/credit`, {
+    const bad = await fetch(`${world.edge.url}/internal/ledger/credit`, {
       method: "POST",
       headers: { authorization: "Bearer wrong", "content-type": "application/json" },
       body,
     });
     expect(bad.status).toBe(401);
     const post = () =>
-      fetch(`${edge.url}/internal/ledger/credit`, {
+      fetch(`${world.edge.url}/internal/ledger/credit`, {
         method: "POST",
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
         body,
