@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../middleware/context";
 import type { KeyRecord } from "../../stores/keys";
+import { API_KEY_ERROR_RESPONSES } from "../openapi-errors";
 
 /** Key object (spec: Resources → Key object). Never carries the secret. */
 export const KeyObjectSchema = z
@@ -26,18 +27,6 @@ export const KeyObjectSchema = z
 /** A Key object. */
 export type KeyObject = z.infer<typeof KeyObjectSchema>;
 
-const ErrorSchema = z
-  .object({
-    error: z.object({
-      type: z.string(),
-      code: z.string(),
-      message: z.string(),
-      param: z.string().optional(),
-      request_id: z.string(),
-    }),
-  })
-  .openapi("Error");
-
 /** GET /v1/key: any valid key, any scopes (authentication: the front door's route policy). */
 export const getKeyRoute = createRoute({
   method: "get",
@@ -50,11 +39,7 @@ export const getKeyRoute = createRoute({
       description: "The Key object of the calling key.",
       content: { "application/json": { schema: KeyObjectSchema } },
     },
-    401: {
-      description: "Missing, invalid, revoked or expired key.",
-      content: { "application/json": { schema: ErrorSchema } },
-    },
-    403: { description: "Account suspended.", content: { "application/json": { schema: ErrorSchema } } },
+    ...API_KEY_ERROR_RESPONSES,
   },
 });
 

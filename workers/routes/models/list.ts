@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { MODELS } from "../../../schema/models";
 import type { AppEnv } from "../../middleware/context";
+import { API_KEY_ERROR_RESPONSES } from "../openapi-errors";
 
 const limit = (description: string, example: number) => z.number().int().openapi({ description, example });
 
@@ -56,16 +57,6 @@ export function modelList(): z.infer<typeof ModelListSchema> {
   };
 }
 
-const ErrorSchema = z.object({
-  error: z.object({
-    type: z.string(),
-    code: z.string(),
-    message: z.string(),
-    param: z.string().optional(),
-    request_id: z.string(),
-  }),
-});
-
 /** GET /v1/models: any valid key, any scopes (authentication: the front door's route policy). */
 export const listModelsRoute = createRoute({
   method: "get",
@@ -78,11 +69,7 @@ export const listModelsRoute = createRoute({
       description: "Every model version.",
       content: { "application/json": { schema: ModelListSchema } },
     },
-    401: {
-      description: "Missing, invalid, revoked or expired key.",
-      content: { "application/json": { schema: ErrorSchema } },
-    },
-    403: { description: "Account suspended.", content: { "application/json": { schema: ErrorSchema } } },
+    ...API_KEY_ERROR_RESPONSES,
   },
 });
 
