@@ -14,11 +14,8 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/**
- * Starts `gpu-worker/src/main.ts` as a child process on a free port (PORT=0) and resolves once `/readyz` is
- * 200. For tests, benchmarks and the local stack; the caller must `stop()` it.
- */
-export async function startWorker(env: Record<string, string>, timeoutMs = 120_000): Promise<RunningWorker> {
+/** Spawns `main.ts` on a free port with `env`; `output()` is everything it has printed so far. */
+function spawnMain(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "gpu-worker/src/main.ts")], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
@@ -31,6 +28,15 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 120_0
   child.stderr?.on("data", (d) => {
     out += String(d);
   });
+  return { child, output: () => out };
+}
+
+/**
+ * Starts `gpu-worker/src/main.ts` as a child process on a free port (PORT=0) and resolves once `/readyz` is
+ * 200. For tests, benchmarks and the local stack; the caller must `stop()` it.
+ */
+export async function startWorker(env: Record<string, string>, timeoutMs = 120_000): Promise<RunningWorker> {
+  const { child, output } = spawnMain(env);
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
@@ -41,8 +47,8 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 120_0
   const deadline = Date.now() + timeoutMs;
   let url = "";
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${out}`);
-    const m = /listening on [^:]+:(\d+)/.exec(out);
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output()}`);
+    const m = /listening on [^:]+:(\d+)/.exec(output());
     if (m && !url) url = `http://127.0.0.1:${m[1]}`;
     if (url) {
       const ok = await fetch(`${url}/readyz`)
@@ -53,7 +59,7 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 120_0
         return {
           url,
           child,
-          logs: () => out,
+          logs: output,
           stop,
           async score(body, s = secret) {
             const headers = await signRequest(s, { method: "POST", path: "/v1/score", body });
@@ -69,27 +75,16 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 120_0
     await new Promise((r) => setTimeout(r, 200));
   }
   await stop();
-  throw new Error(`worker not ready within ${timeoutMs} ms:\n${out}`);
+  throw new Error(`worker not ready within ${timeoutMs} ms:\n${output()}`);
 }
 
 /** Runs `main.ts` expecting it to refuse to start; resolves with its exit code and output. */
 export async function runWorkerExpectingExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "gpu-worker/src/main.ts")], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (d) => {
-    out += String(d);
-  });
-  child.stderr?.on("data", (d) => {
-    out += String(d);
-  });
+  const { child, output } = spawnMain(env);
   const t = setTimeout(() => child.kill("SIGKILL"), 30_000);
   const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
   clearTimeout(t);
-  return { code, out };
+  return { code, out: output() };
 }
