@@ -2,8 +2,12 @@ import type { Row } from "./report";
 
 const f = (v: number | undefined, d = 3) => (v === undefined || Number.isNaN(v) ? "–" : v.toFixed(d));
 const arrow = (a: number | undefined, b: number | undefined, d = 3) => `${f(a, d)} → ${f(b, d)}`;
-const fitText = (r: Row) =>
-  `T ${f(r.e.fit.temperature, 2)}, b [${r.e.fit.bias.map((b) => f(b, 2)).join(", ")}]${r.e.fit.length_normalize ? ", len-norm" : ""}`;
+const affine = (t: number, b: number[]) => `T ${f(t, 2)}, b [${b.map((v) => f(v, 2)).join(", ")}]`;
+const fitText = (r: Row) => {
+  const { temperature, bias, length_normalize, temperature_by_outcomes: tk, bias_by_outcomes: bk } = r.e.fit;
+  const perK = Object.keys(tk ?? {}).map((k) => `; K=${k}: ${affine(tk?.[k] ?? temperature, bk?.[k] ?? bias)}`);
+  return `${affine(temperature, bias)}${perK.join("")}${length_normalize ? ", len-norm" : ""}`;
+};
 
 /** Every variant × type: held-out metrics before → after calibration. */
 export function compareTable(rows: Row[]): string {

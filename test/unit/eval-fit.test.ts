@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../gpu-worker/eval/dataset/rng";
-import { calibrate, type Example, fitBest, fitType } from "../../gpu-worker/eval/fit";
+import {
+  calibrate,
+  type Example,
+  fitBest,
+  fitPerOutcomes,
+  fitType,
+  MIN_EXAMPLES_PER_K,
+} from "../../gpu-worker/eval/fit";
 import { nll } from "../../gpu-worker/eval/metrics";
 import { applyCalibration } from "../../gpu-worker/src/calibration";
 
@@ -50,5 +57,32 @@ describe("calibration fit", () => {
     const ex = { scores: [-2, -6], tokens: [1, 3] };
     const cal = { version: "cal-20261121-9", framing: "x", types: { pick: fit, rate: fit, check: fit } };
     expect(calibrate("check", fit, ex)).toEqual(applyCalibration("check", ex.scores, ex.tokens, cal));
+  });
+  it("fits a temperature and bias per outcome count K; a K unseen in training falls back to the global fit", () => {
+    // 3-outcome questions are sharp (a = 3), 5-outcome ones flat (a = 0.3): one global map cannot serve both.
+    const train = [...synthetic(3, [0, 0.5, 0], 1500, 11), ...synthetic(0.3, [0, 0, 0, 1, 1], 1500, 12)];
+    const global = fitType(train, false);
+    const perK = fitPerOutcomes(train, global, false);
+    expect(Object.keys(perK.temperature_by_outcomes ?? {})).toEqual(["3", "5"]);
+    expect(perK.temperature_by_outcomes?.["3"]).toBeCloseTo(1 / 3, 1);
+    expect(perK.temperature_by_outcomes?.["5"]).toBeGreaterThan(2); // true 3.3; a flat model is estimated loosely
+    expect(perK.bias_by_outcomes?.["3"]).toHaveLength(3);
+    const ys = train.map((e) => e.answer);
+    const nllOf = (f: typeof global) =>
+      nll(
+        train.map((e) => calibrate("rate", f, e)),
+        ys,
+      );
+    expect(nllOf(perK)).toBeLessThan(nllOf(global));
+    expect(fitBest("rate", train).fit.temperature_by_outcomes).toBeDefined();
+    // K = 4 was never seen: the engine uses the global temperature and bias for it.
+    const unseen = { scores: [-1, -2, -3, -4], tokens: [1, 1, 1, 1] };
+    expect(calibrate("rate", perK, unseen)).toEqual(calibrate("rate", global, unseen));
+  });
+
+  it(`a K with fewer than ${MIN_EXAMPLES_PER_K} training examples gets no per-K entry`, () => {
+    const train = [...synthetic(1, [0, 0], 200, 5), ...synthetic(1, [0, 0, 0], MIN_EXAMPLES_PER_K - 1, 6)];
+    const perK = fitPerOutcomes(train, fitType(train, false), false);
+    expect(Object.keys(perK.temperature_by_outcomes ?? {})).toEqual(["2"]);
   });
 });
