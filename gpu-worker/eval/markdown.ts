@@ -5,7 +5,9 @@ const arrow = (a: number | undefined, b: number | undefined, d = 3) => `${f(a, d
 const affine = (t: number, b: number[]) => `T ${f(t, 2)}, b [${b.map((v) => f(v, 2)).join(", ")}]`;
 const fitText = (r: Row) => {
   const { temperature, bias, length_normalize, temperature_by_outcomes: tk, bias_by_outcomes: bk } = r.e.fit;
-  const perK = Object.keys(tk ?? {}).map((k) => `; K=${k}: ${affine(tk?.[k] ?? temperature, bk?.[k] ?? bias)}`);
+  const perK = Object.keys(tk ?? {}).map(
+    (k) => `; K=${k}: ${affine(tk?.[k] ?? temperature, bk?.[k] ?? bias)}`,
+  );
   return `${affine(temperature, bias)}${perK.join("")}${length_normalize ? ", len-norm" : ""}`;
 };
 
