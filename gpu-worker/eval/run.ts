@@ -5,9 +5,10 @@
  *   --score-only   stop after scoring
  *   --dry          write nothing (no artifact, PNG or docs); print the tables
  *   --cached-only  score nothing; report from .cache/eval as it is
- *   --stride N     compare the variants on every N-th item of each type (a stratified subset; default 5) and
+ *   --stride N     compare the variants on every N-th wave-1 item of each type (a stratified subset; default 5) and
  *                  score the full set only for the finalists (`--full a,b:check`; default: the committed finalists and code-letters)
  */
+import { wave1Positions } from "./build-dataset";
 import { loadDataset } from "./load";
 import { VARIANTS } from "./plan";
 import { scoreAll } from "./score-all";
@@ -22,10 +23,8 @@ const DEFAULT_FULL = "plain-qa:pick,plain-answer-is:rate,plain-qa-yes-no-cap:che
 const full = (arg("--full") ?? DEFAULT_FULL).split(",");
 
 const items = loadDataset();
-const subset = items.filter((it) => {
-  const sameType = items.filter((x) => x.type === it.type);
-  return sameType.indexOf(it) % stride === 0;
-});
+const positions = wave1Positions();
+const subset = items.filter((it) => (positions.get(it.id) ?? 1) % stride === 0);
 const cachedOnly = process.argv.includes("--cached-only");
 const compared = await scoreAll(subset, VARIANTS, console.log, cachedOnly);
 // `--full id` or `--full id:type` (only that type's items) per finalist.

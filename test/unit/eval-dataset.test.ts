@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildDataset } from "../../gpu-worker/eval/build-dataset";
+import { buildDataset, TRAIN_SHARE, wave1Positions, waveOf } from "../../gpu-worker/eval/build-dataset";
 import { answerIndex, type EvalItem } from "../../gpu-worker/eval/dataset/item";
 import { WEEKDAYS } from "../../gpu-worker/eval/dataset/tables";
 import { loadDataset } from "../../gpu-worker/eval/load";
@@ -15,6 +15,12 @@ const labelOf = (it: EvalItem) => {
       ? q.levels[it.answer as number]
       : it.answer;
 };
+const generatorOf = (it: EvalItem) => it.id.replace(/-(w2-)?[0-9]+-[0-9]+$/, "");
+const groupBy = <T>(xs: T[], key: (x: T) => string): Map<string, T[]> => {
+  const m = new Map<string, T[]>();
+  for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x]);
+  return m;
+};
 const nums = (s: string) => (s.match(/-?\d+/g) ?? []).map(Number);
 
 describe("evaluation dataset", () => {
@@ -27,16 +33,33 @@ describe("evaluation dataset", () => {
     expect(plain(fresh)).toEqual(plain(committed));
   });
 
-  it("has at least 1,500 items over pick, rate and check, ~60/40 train/held-out, balanced check", () => {
-    expect(committed.length).toBeGreaterThanOrEqual(1500);
-    for (const t of ["pick", "rate", "check"])
-      expect(committed.filter((i) => i.type === t).length).toBeGreaterThan(300);
-    const train = committed.filter((i) => i.split === "train").length / committed.length;
-    expect(train).toBeGreaterThan(0.55);
-    expect(train).toBeLessThan(0.65);
+  it("has > 1,500 held-out items per type (enough to resolve an ECE-15 near 0.03), ~50/50 within every generator", () => {
+    for (const t of ["pick", "rate", "check"]) {
+      const ofType = committed.filter((i) => i.type === t);
+      expect(ofType.length).toBeGreaterThan(3000);
+      expect(ofType.filter((i) => i.split === "heldout").length).toBeGreaterThan(1500);
+    }
+    const byGenerator = groupBy(committed, generatorOf);
+    for (const [g, xs] of byGenerator) {
+      const states = groupBy(xs, (i) => i.state);
+      const train = [...states.values()].filter((s) => s[0]?.split === "train").length / states.size;
+      expect(Math.abs(train - TRAIN_SHARE), g).toBeLessThan(0.02);
+    }
+  });
+
+  it("check is balanced yes/no within every generator; no (state, question) appears twice", () => {
     const checks = committed.filter((i) => i.type === "check");
-    const yes = checks.filter((i) => i.answer === true).length / checks.length;
-    expect(Math.abs(yes - 0.5)).toBeLessThan(0.05);
+    for (const [g, xs] of groupBy(checks, generatorOf))
+      expect(xs.filter((i) => i.answer === true).length * 2, g).toBe(xs.length);
+    const keys = committed.map((i) => JSON.stringify([i.state, { ...i.question, id: "" }]));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("the framing comparison's subset is pinned to wave-1 generation positions", () => {
+    const pos = wave1Positions();
+    const wave1 = committed.filter((i) => waveOf(i) === 1);
+    expect(wave1.every((i) => pos.has(i.id))).toBe(true);
+    expect(committed.filter((i) => waveOf(i) === 2).some((i) => pos.has(i.id))).toBe(false);
   });
 
   it("every question is a valid ScoreQuestion and items sharing a state share a split", () => {

@@ -69,3 +69,58 @@ export function listCount(rng: Rng, n: number): Group[] {
     };
   });
 }
+
+/** Temperatures to one decimal (wave 2: ~10× the distinct states of `temperature`), same levels and margins. */
+export function temperatureTenths(rng: Rng, n: number): Group[] {
+  const levels = ["cold", "mild", "hot"];
+  const criteria = ["cold: below 10 °C", "mild: 10 to 25 °C", "hot: above 25 °C"];
+  return Array.from({ length: n }, () => {
+    const level = rng.int(0, 2);
+    const tenths = [rng.int(-150, 60), rng.int(130, 220), rng.int(290, 420)][level] as number;
+    return {
+      state: `The temperature outside is ${(tenths / 10).toFixed(1)} °C.`,
+      source: "rate/temperature: thresholds in the criteria",
+      questions: [{ question: rate("How warm is it outside?", levels, criteria), answer: level }],
+    };
+  });
+}
+
+/** Walking distance against thresholds stated in the criteria; values ≥ 20 % away from them. */
+export function distance(rng: Rng, n: number): Group[] {
+  const levels = ["near", "moderate", "far"];
+  const criteria = ["near: under 500 metres", "moderate: 500 to 2000 metres", "far: over 2000 metres"];
+  return Array.from({ length: n }, () => {
+    const level = rng.int(0, 2);
+    const v = [rng.int(20, 400), rng.int(650, 1600), rng.int(2500, 9000)][level] as number;
+    return {
+      state: `The station is ${v} metres from the hotel.`,
+      source: "rate/distance: thresholds in the criteria",
+      questions: [{ question: rate("How far is the station?", levels, criteria), answer: level }],
+    };
+  });
+}
+
+const STAR_TEMPLATES = [
+  "I give this {s} {k} out of 5 stars.",
+  "Rating for the {s}: {k} out of 5 stars.",
+  "My score for this {s} is {k} stars out of 5.",
+  "{k} out of 5 stars for the {s}.",
+  "The {s} gets {k} stars out of 5 from me.",
+];
+
+/** Stars stated in the text under several phrasings (wave 2; `explicitStars` has one phrasing). */
+export function explicitStarsPhrased(rng: Rng, n: number): Group[] {
+  const levels = ["1", "2", "3", "4", "5"];
+  return Array.from({ length: n }, () => {
+    const stars = rng.int(1, 5);
+    const state = rng
+      .pick(STAR_TEMPLATES)
+      .replace("{s}", rng.pick(REVIEW_SUBJECTS))
+      .replace("{k}", String(stars));
+    return {
+      state,
+      source: "rate/explicit-stars: the number stated in the text",
+      questions: [{ question: rate("How many stars did the reviewer give?", levels), answer: stars - 1 }],
+    };
+  });
+}
