@@ -29,13 +29,13 @@ export function compareTable(rows: Row[]): string {
 
 /** The chosen framing per type on the full held-out split. */
 export function finalTable(rows: Row[], title: string): string {
-  const head = `| ${title} | type (items) | n held-out | accuracy | AUC | ECE-15 (top label) | ECE-15 P(yes) | Brier | NLL | mean confidence | fit |`;
+  const head = `| ${title} | type (items) | n held-out | accuracy | AUC | ECE-15 (top label) | ECE-15 noise floor | ECE-15 P(yes) | Brier | NLL | mean confidence | fit |`;
   const lines = rows.map((r) => {
     const { before: b, after: a } = r.e;
     const chk = r.e.type === "check";
-    return `| \`${r.framing}\` | ${r.e.type} (${r.scope ?? "full"}) | ${a.n} | ${arrow(b.accuracy, a.accuracy)} | ${chk ? arrow(b.auc, a.auc) : "–"} | ${arrow(b.ece, a.ece)} | ${chk ? arrow(b.eceYes, a.eceYes) : "–"} | ${arrow(b.brier, a.brier)} | ${arrow(b.nll, a.nll)} | ${arrow(b.meanConfidence, a.meanConfidence)} | ${fitText(r)} |`;
+    return `| \`${r.framing}\` | ${r.e.type} (${r.scope ?? "full"}) | ${a.n} | ${arrow(b.accuracy, a.accuracy)} | ${chk ? arrow(b.auc, a.auc) : "–"} | ${arrow(b.ece, a.ece)} | ${arrow(b.eceFloor, a.eceFloor)} | ${chk ? arrow(b.eceYes, a.eceYes) : "–"} | ${arrow(b.brier, a.brier)} | ${arrow(b.nll, a.nll)} | ${arrow(b.meanConfidence, a.meanConfidence)} | ${fitText(r)} |`;
   });
-  return [head, "|---|---|---|---|---|---|---|---|---|---|---|", ...lines].join("\n");
+  return [head, "|---|---|---|---|---|---|---|---|---|---|---|---|", ...lines].join("\n");
 }
 
 export function sourceTable(

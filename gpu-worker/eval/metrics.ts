@@ -1,4 +1,5 @@
 /** Evaluation metrics over predicted distributions `probs[i]` and correct outcome indexes `answers[i]`. */
+import { Rng } from "./dataset/rng";
 
 /** Index of the largest probability; ties go to the earlier outcome (as the engine's `choice`). */
 export function argmax(p: number[]): number {
@@ -81,6 +82,23 @@ export function nll(probs: number[][], answers: number[]): number {
   return s / probs.length;
 }
 
+/**
+ * Expected top-label ECE-15 of a perfectly calibrated predictor with these confidences: outcomes drawn as
+ * Bernoulli(confidence), `draws` times (seeded, deterministic). An ECE measured on N items cannot be read
+ * below this floor: it is what sampling noise alone gives.
+ */
+export function eceNoiseFloor(conf: number[], draws = 400, bins = 15): number {
+  const rng = new Rng(0x5eed);
+  let sum = 0;
+  for (let d = 0; d < draws; d++)
+    sum += ece(
+      conf,
+      conf.map((c) => rng.next() < c),
+      bins,
+    );
+  return sum / draws;
+}
+
 export interface Report {
   n: number;
   accuracy: number;
@@ -92,6 +110,8 @@ export interface Report {
   eceYes?: number;
   /** Mean top-label confidence (how sure the model claims to be). */
   meanConfidence: number;
+  /** `eceNoiseFloor` of the top-label confidences: the ECE-15 sampling noise alone gives at this n. */
+  eceFloor: number;
 }
 
 /** All metrics for one question type; for check, outcome 0 is yes. */
@@ -103,6 +123,7 @@ export function report(probs: number[][], answers: number[], check: boolean): Re
     brier: brier(probs, answers),
     nll: nll(probs, answers),
     meanConfidence: probs.reduce((s, p) => s + Math.max(...p), 0) / Math.max(1, probs.length),
+    eceFloor: eceNoiseFloor(probs.map((p) => Math.max(...p))),
   };
   if (check) {
     const pYes = probs.map((p) => p[0] as number);

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { accuracy, argmax, auc, brier, ece, nll, report, topLabelEce } from "../../gpu-worker/eval/metrics";
+import {
+  accuracy,
+  argmax,
+  auc,
+  brier,
+  ece,
+  eceNoiseFloor,
+  nll,
+  report,
+  topLabelEce,
+} from "../../gpu-worker/eval/metrics";
 
 describe("eval metrics (hand-computed)", () => {
   it("argmax: ties go to the earlier outcome, like the engine's choice", () => {
@@ -43,6 +53,13 @@ describe("eval metrics (hand-computed)", () => {
     // conf 1.0 lands in the last bin, 0 in the first
     expect(ece([1, 0], [true, false])).toBeCloseTo(0, 12);
     expect(ece([1, 0], [false, true])).toBeCloseTo(1, 12);
+  });
+
+  it("ECE noise floor: 0 for certain predictions; ~ sqrt(2/π)·sqrt(p(1−p)/n) for one bin; shrinks as 1/sqrt(n)", () => {
+    expect(eceNoiseFloor([1, 1, 1, 0, 0])).toBe(0);
+    const at = (n: number) => eceNoiseFloor(new Array<number>(n).fill(0.5), 2000);
+    expect(at(100)).toBeCloseTo(Math.sqrt(2 / Math.PI) * Math.sqrt(0.25 / 100), 2);
+    expect(at(400) / at(100)).toBeCloseTo(0.5, 1);
   });
 
   it("top-label ECE uses max probability and argmax correctness", () => {
