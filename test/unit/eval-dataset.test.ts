@@ -43,7 +43,7 @@ describe("evaluation dataset", () => {
     for (const [g, xs] of byGenerator) {
       const states = groupBy(xs, (i) => i.state);
       const train = [...states.values()].filter((s) => s[0]?.split === "train").length / states.size;
-      expect(Math.abs(train - TRAIN_SHARE), g).toBeLessThan(0.02);
+      expect(Math.abs(train - TRAIN_SHARE), g).toBeLessThan(0.05); // states shared with another generator keep its side
     }
   });
 

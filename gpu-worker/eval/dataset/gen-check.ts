@@ -66,10 +66,10 @@ export function evenNumber(rng: Rng, n: number): Group[] {
   });
 }
 
-export function currencyStatement(rng: Rng, n: number): Group[] {
+export function currencyStatement(rng: Rng, n: number, codes: readonly string[] = CURRENCY_CODES): Group[] {
   const names = new Intl.DisplayNames(["en"], { type: "currency" });
   return Array.from({ length: n }, () => {
-    const [code, other] = rng.sample(CURRENCY_CODES, 2) as [string, string];
+    const [code, other] = rng.sample(codes, 2) as [string, string];
     const truth = rng.bool();
     return {
       state: `The currency code ${code} stands for the ${names.of(truth ? code : other)}.`,

@@ -95,9 +95,13 @@ export function topicText(rng: Rng, n: number): Group[] {
   });
 }
 
-export function codeNames(rng: Rng, n: number, kind: "currency" | "region"): Group[] {
+export function codeNames(
+  rng: Rng,
+  n: number,
+  kind: "currency" | "region",
+  codes: readonly string[] = kind === "currency" ? CURRENCY_CODES : REGION_CODES,
+): Group[] {
   const names = new Intl.DisplayNames(["en"], { type: kind });
-  const codes = kind === "currency" ? CURRENCY_CODES : REGION_CODES;
   return Array.from({ length: n }, () => {
     const [code, ...others] = rng.sample(codes, 4) as [string, ...string[]];
     const { labels, answer } = shuffled(
@@ -115,7 +119,8 @@ export function codeNames(rng: Rng, n: number, kind: "currency" | "region"): Gro
   });
 }
 
-export function unitConversions(rng: Rng, n: number): Group[] {
+/** `maxValue` 9 in wave 1; wave 2 draws 2–99 for ~10× the distinct states. */
+export function unitConversions(rng: Rng, n: number, maxValue = 9): Group[] {
   const units = [
     {
       from: "metres",
@@ -148,7 +153,7 @@ export function unitConversions(rng: Rng, n: number): Group[] {
   ];
   return Array.from({ length: n }, () => {
     const u = rng.pick(units);
-    const v = rng.int(2, 9);
+    const v = rng.int(2, maxValue);
     const right = v * u.f;
     const wrong = [v * u.f * 10, v * (u.f === 60 ? 100 : u.f / 10), (v + 1) * u.f, v + u.f].filter(
       (x) => x !== right,
