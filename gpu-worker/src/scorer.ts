@@ -11,6 +11,7 @@ import {
 import type { ScoreQuestion } from "../../schema/engine-protocol";
 import type { Framing, Piece } from "./framings";
 import { Mutex, Pool } from "./lock";
+import { buildPromptTree, type PromptNode } from "./prompt-tree";
 import { continuationTokens, tokenizePieces } from "./tokenize";
 import { buildTrie, type Trie, type TrieNode } from "./trie";
 
@@ -50,6 +51,8 @@ export interface RawScores {
 interface Plan {
   prefix: Token[];
   questions: { prompt: Token[]; outcomes: Token[][] }[];
+  /** The order the questions' prompts are evaluated in, common heads once. */
+  tree: PromptNode[];
   /** Longest stretch the sequence must hold at once. */
   peakTokens: number;
 }
@@ -57,12 +60,15 @@ interface Plan {
 export interface Scorer {
   readonly model: LlamaModel;
   readonly contextSize: number;
-  /** Scores every question of one request on one sequence; see the module doc for the evaluation order. */
+  /** Scores every question of one request on one sequence; see `openScorer` for the evaluation order. */
   rawScores(state: string, questions: ScoreQuestion[], framing: Framing): Promise<RawScores>;
   /** Tokens one sequence must hold for this request (compare with `contextSize` before scoring). */
   peakTokens(state: string, questions: ScoreQuestion[], framing: Framing): number;
   close(): Promise<void>;
 }
+
+/** ggml's CPU flash attention uses another (tiled) kernel from this many query rows per decode; see prompt-tree. */
+const FA_TILE_ROWS = 64;
 
 const lastText = (pieces: Piece[]) =>
   [...pieces].reverse().find((p) => p.text.length && !p.special)?.text ?? "";
@@ -82,7 +88,11 @@ function plan(model: LlamaModel, state: string, questions: ScoreQuestion[], fram
     peak = Math.max(peak, prefix.length + prompt.length + longest);
     return { prompt, outcomes };
   });
-  return { prefix, questions: qs, peakTokens: peak };
+  const tree = buildPromptTree(
+    qs.map((q) => q.prompt),
+    { maxSplitTokens: FA_TILE_ROWS, minSaved: 2 },
+  );
+  return { prefix, questions: qs, tree, peakTokens: peak };
 }
 
 type NextDist = Map<Token, number>;
@@ -118,6 +128,10 @@ function logProbs(
  * Opens the model once and a context of `sequences` sequences. Every decode of every request runs under one
  * mutex, so a batch never mixes two requests' tokens: each request is evaluated in its own sequence, from
  * position 0, in the same chunks, which keeps answers byte-identical whatever else is running.
+ * Per request: the state prefix once, then the question prompts as a tree (common leading tokens once, see
+ * prompt-tree), each branch rewound to its parent's end, then each question's label trie. A question's scores
+ * are bit-identical alone and among others. Flash attention is left at node-llama-cpp's "auto" (on for CPU),
+ * which is what the calibration was fitted on: turning it off changes logits by ~0.06.
  */
 export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   const llama: Llama = await getLlama({
@@ -158,11 +172,11 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
       meter.tokens_evaluated += p.prefix.length;
       await decode.run(() => seq.evaluateWithoutGeneratingNewTokens(p.prefix));
     }
-    const base = seq.nextTokenIndex;
-    const scores: number[][] = [];
-    const tokensPerOutcome: number[][] = [];
-    for (const q of p.questions) {
-      await rewind(base);
+    const scores: number[][] = p.questions.map(() => []);
+    const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));
+    // Evaluates the last stretch of question `qi`'s prompt, reads its answer distribution, walks its label trie.
+    const answer = async (qi: number, tokens: Token[]) => {
+      const q = p.questions[qi] as Plan["questions"][number];
       const trie: Trie = buildTrie(q.outcomes);
       const s = new Array<number>(q.outcomes.length).fill(0);
       // Walk the trie depth-first: each node with children costs one next-token read on top of its path.
@@ -178,13 +192,25 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
           }
         }
       };
-      const items: ControlledEvaluateInputItem[] = q.prompt.slice(0, -1);
-      items.push(nextItem(q.prompt[q.prompt.length - 1] as Token, trie.children));
+      const items: ControlledEvaluateInputItem[] = tokens.slice(0, -1);
+      items.push(nextItem(tokens[tokens.length - 1] as Token, trie.children));
       const out = await run(items);
       await visit(trie, logProbs(out[items.length - 1]), 0);
-      scores.push(s);
-      tokensPerOutcome.push(q.outcomes.map((t) => t.length));
-    }
+      scores[qi] = s;
+    };
+    // Shared prompt heads are evaluated once; every branch rewinds to where its parent ended.
+    const walk = async (nodes: PromptNode[]) => {
+      const at = seq.nextTokenIndex;
+      for (const n of nodes) {
+        await rewind(at);
+        if (n.question !== undefined) await answer(n.question, n.tokens as Token[]);
+        else {
+          await run(n.tokens as Token[]);
+          await walk(n.children);
+        }
+      }
+    };
+    await walk(p.tree);
     return { scores, tokensPerOutcome, meter };
   }
 

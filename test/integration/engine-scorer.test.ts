@@ -77,20 +77,48 @@ describe("continuations are tokenized in context (prompt tail + label, keep the 
 });
 
 describe("token meter: the state prefix is evaluated ONCE per request however many questions", () => {
-  it("1 vs 4 vs 8 questions: tokens_evaluated grows only by the questions' own tokens", async () => {
+  it("1 vs 4 vs 8 questions: tokens_evaluated grows only by the questions' own tokens, a shared head counted once", async () => {
     const prefixTokens = tokenizePieces(scorer.model, framing.statePrefix(STATE)).length;
     const qs = Array.from({ length: 8 }, (_, i) => check(`q${i}`, `Is statement number ${i} true?`));
+    const prompts = qs.map((q) => tokenizePieces(scorer.model, framing.questionPrompt(q)));
+    const first = prompts[0] as number[];
+    let head = 0;
+    while (prompts.every((p) => p[head] === first[head])) head++;
     const one = await scorer.rawScores(STATE, qs.slice(0, 1), framing);
     const four = await scorer.rawScores(STATE, qs.slice(0, 4), framing);
     const eight = await scorer.rawScores(STATE, qs, framing);
     const perQuestion = one.meter.tokens_evaluated - prefixTokens;
-    expect(perQuestion).toBeGreaterThan(0);
-    // Every question here has the same token count; the state is paid once.
-    expect(four.meter.tokens_evaluated).toBe(prefixTokens + 4 * perQuestion);
-    expect(eight.meter.tokens_evaluated).toBe(prefixTokens + 8 * perQuestion);
+    expect(perQuestion).toBe(first.length);
+    expect(head).toBeGreaterThan(0);
+    // Every question here has the same token count; the state and the common head are paid once.
+    expect(four.meter.tokens_evaluated).toBe(prefixTokens + head + 4 * (perQuestion - head));
+    expect(eight.meter.tokens_evaluated).toBe(prefixTokens + head + 8 * (perQuestion - head));
     // Each question after the state reads the prefix from the cache instead of re-evaluating it.
-    expect(eight.meter.tokens_reused).toBe(2 * four.meter.tokens_reused);
     expect(eight.meter.tokens_reused).toBeGreaterThanOrEqual(8 * prefixTokens);
+  });
+});
+
+describe("shared question heads: evaluated once, answers unchanged (scores must not depend on what else is asked)", () => {
+  const long = check(
+    "long",
+    `Is statement number 3 true? ${"Consider every sentence of the notes carefully before answering. ".repeat(6)}`,
+  );
+  const qs = [
+    check("a", "Is statement number 1 true?"),
+    check("b", "Is statement number 2 true?"),
+    check("c", "Is the capital of France Paris?"),
+    france,
+    pick("city", "Name a city.", ["New York", "New Delhi", "Paris"]),
+    pick("city2", "Name a city in Europe.", ["Paris", "Berlin"]),
+    long,
+  ];
+  it("every question scores bit-identically alone and inside a request whose prompts share leading tokens", async () => {
+    expect(tokenizePieces(scorer.model, framing.questionPrompt(long)).length).toBeGreaterThanOrEqual(64);
+    const together = await scorer.rawScores(STATE, qs, framing);
+    for (const [i, q] of qs.entries()) {
+      const alone = await scorer.rawScores(STATE, [q], framing);
+      expect(together.scores[i]).toEqual(alone.scores[0]);
+    }
   });
 });
 
