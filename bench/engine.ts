@@ -36,6 +36,48 @@ const q32: ScoreQuestion[] = Array.from({ length: 32 }, (_, i) => ({
   criteria: [],
 }));
 
+// 32 check questions with little wording in common (only the framing's `Question:` head is shared).
+const DIVERSE = [
+  "Did Ada order any lamps?",
+  "Were more than ten rugs shipped in total?",
+  "Is any order still pending after day 20?",
+  "Has Bruno received every chair he ordered?",
+  "Do kettles appear more often than mirrors?",
+  "Would a careful reader say the log is complete?",
+  "Are all of Chen's orders shipped?",
+  "Was a desk ordered on day 0?",
+  "Can we tell who ordered the most items?",
+  "Should Farah expect a delivery this week?",
+  "Is Goran a frequent customer?",
+  "Does Hana prefer mirrors over rugs?",
+  "Were there days without orders?",
+  "Did any customer order exactly seven items at once?",
+  "Is the status field ever missing?",
+  "Has the number of pending orders grown over time?",
+  "Could Emil have ordered twelve kettles?",
+  "Are entries listed in chronological order?",
+  "Was every pending order later shipped?",
+  "Do any two entries look like duplicates?",
+  "Is Dara mentioned in the log?",
+  "Would you call the shipping reliable?",
+  "Did orders of chairs outnumber orders of desks?",
+  "Are quantities ever zero?",
+  "Is there evidence of a refund?",
+  "Was the first entry pending?",
+  "Does the log cover a whole month?",
+  "Have lamps been shipped to Bruno?",
+  "Is it likely that the warehouse ran out of rugs?",
+  "Were eight different people ordering?",
+  "Did someone order on day 29?",
+  "Is the log written by a customer?",
+];
+const qDiverse: ScoreQuestion[] = DIVERSE.map((instructions, i) => ({
+  id: `d${i}`,
+  type: "check",
+  instructions,
+  criteria: [],
+}));
+
 async function bareEval(model: LlamaModel, tokens: Token[], threads: number): Promise<number> {
   const ctx = await model.createContext({
     sequences: 1,
@@ -85,6 +127,17 @@ async function costModel(scorer: Scorer) {
   const bareRate = (prefix.length + (prompts[0] as Token[]).length) / (floor1 / 1000);
   log(
     `- Prefill: engine ${engineRate.toFixed(0)} tok/s (1-question request end to end) vs bare ${bareRate.toFixed(0)} tok/s on the same tokens; **ratio ${(engineRate / bareRate).toFixed(2)}** (goal ≥ 0.9). Bare state alone: ${secs(bareState)} s = ${(prefix.length / (bareState / 1000)).toFixed(0)} tok/s.`,
+  );
+  const dPrompts = qDiverse.map((q) => tokenizePieces(model, plainQa.questionPrompt(q)));
+  const [rd, td32] = await timed(() => scorer.rawScores(state, qDiverse, plainQa), "32 diverse questions");
+  const [, td1] = await timed(
+    () => scorer.rawScores(state, qDiverse.slice(0, 1), plainQa),
+    "1 diverse question",
+  );
+  const fd1 = await bareEval(model, [...prefix, ...(dPrompts[0] as Token[])], THREADS);
+  const fd32 = await bareEval(model, [...prefix, ...dPrompts.flat()], THREADS);
+  log(
+    `- Diverse questions (little shared wording, ${dPrompts.flat().length} prompt tokens): 1 → ${secs(td1)} s, 32 → ${secs(td32)} s (${rd.meter.tokens_evaluated} evaluated), **ratio ${(td32 / td1).toFixed(2)}×**; one-sequence floor ${(fd32 / fd1).toFixed(2)}×.`,
   );
   const other = THREADS === 1 ? 2 : 1;
   const tOther = await bareEval(model, prefix, other);
