@@ -69,6 +69,12 @@ export interface Scorer {
 
 /** ggml's CPU flash attention uses another (tiled) kernel from this many query rows per decode; see prompt-tree. */
 const FA_TILE_ROWS = 64;
+/**
+ * Fewest token evaluations a shared question head must save to pay for its extra decode: a decode costs ~16 ms
+ * fixed, a question token ~1.3 ms after a short state and ~14.5 ms after 2,000 tokens (attention grows with the
+ * context). Measured on the 2-core Xeon, threads 1 (docs/benchmarks.md, Engine).
+ */
+const minSharedTokens = (position: number) => Math.max(2, Math.ceil(12.5 / (1 + position / 190)));
 
 const lastText = (pieces: Piece[]) =>
   [...pieces].reverse().find((p) => p.text.length && !p.special)?.text ?? "";
@@ -90,7 +96,7 @@ function plan(model: LlamaModel, state: string, questions: ScoreQuestion[], fram
   });
   const tree = buildPromptTree(
     qs.map((q) => q.prompt),
-    { maxSplitTokens: FA_TILE_ROWS, minSaved: 2 },
+    { maxSplitTokens: FA_TILE_ROWS, minSaved: minSharedTokens(prefix.length) },
   );
   return { prefix, questions: qs, tree, peakTokens: peak };
 }

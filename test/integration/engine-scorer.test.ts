@@ -99,24 +99,29 @@ describe("token meter: the state prefix is evaluated ONCE per request however ma
 });
 
 describe("shared question heads: evaluated once, answers unchanged (scores must not depend on what else is asked)", () => {
+  // Long enough that sharing pays for its extra decode (short states share only bigger heads).
+  const state = Array.from({ length: 8 }, (_, i) => `Lesson ${i}: ${STATE}`).join("\n");
   const long = check(
     "long",
     `Is statement number 3 true? ${"Consider every sentence of the notes carefully before answering. ".repeat(6)}`,
   );
   const qs = [
-    check("a", "Is statement number 1 true?"),
-    check("b", "Is statement number 2 true?"),
-    check("c", "Is the capital of France Paris?"),
+    ...[1, 2, 4, 5].map((n) => check(`s${n}`, `Is statement number ${n} true?`)),
     france,
     pick("city", "Name a city.", ["New York", "New Delhi", "Paris"]),
     pick("city2", "Name a city in Europe.", ["Paris", "Berlin"]),
     long,
   ];
   it("every question scores bit-identically alone and inside a request whose prompts share leading tokens", async () => {
-    expect(tokenizePieces(scorer.model, framing.questionPrompt(long)).length).toBeGreaterThanOrEqual(64);
-    const together = await scorer.rawScores(STATE, qs, framing);
+    const prompts = qs.map((q) => tokenizePieces(scorer.model, framing.questionPrompt(q)));
+    expect(prompts.at(-1)?.length).toBeGreaterThanOrEqual(64);
+    const prefixTokens = tokenizePieces(scorer.model, framing.statePrefix(state)).length;
+    const together = await scorer.rawScores(state, qs, framing);
+    const promptTokens = prompts.reduce((n, p) => n + p.length, 0);
+    // Sharing happened: fewer prompt tokens were evaluated than the prompts hold.
+    expect(together.meter.tokens_evaluated - prefixTokens).toBeLessThan(promptTokens);
     for (const [i, q] of qs.entries()) {
-      const alone = await scorer.rawScores(STATE, [q], framing);
+      const alone = await scorer.rawScores(state, [q], framing);
       expect(together.scores[i]).toEqual(alone.scores[0]);
     }
   });
