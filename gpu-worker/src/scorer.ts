@@ -10,10 +10,11 @@ import {
 } from "node-llama-cpp";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
 import type { Framing, Piece } from "./framings";
+import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-walk";
 import { Mutex, Pool } from "./lock";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
 import { continuationTokens, tokenizePieces } from "./tokenize";
-import { buildTrie, type Trie, type TrieNode } from "./trie";
+import { buildTrie, type Trie } from "./trie";
 
 export interface ScorerOptions {
   modelPath: string;
@@ -101,35 +102,6 @@ function plan(model: LlamaModel, state: string, questions: ScoreQuestion[], fram
   return { prefix, questions: qs, tree, peakTokens: peak };
 }
 
-type NextDist = Map<Token, number>;
-
-function nextItem(token: Token, children: TrieNode[]): ControlledEvaluateInputItem {
-  return [
-    token,
-    {
-      generateNext: {
-        logits: { filter: { tokens: children.map((c) => c.token as Token), includeTop: 1 } },
-        totalLogitWeight: true,
-      },
-    },
-  ];
-}
-
-/** Log-probabilities of the requested tokens from a filtered logit read: l − l_max − ln Σ exp(l − l_max). */
-function logProbs(
-  out: { next: { logits?: Map<Token, number>; totalLogitWeight?: number } } | undefined,
-): NextDist {
-  const logits = out?.next.logits;
-  const total = out?.next.totalLogitWeight;
-  if (!logits || total === undefined) throw new Error("engine: missing logits in evaluation output");
-  let max = Number.NEGATIVE_INFINITY;
-  for (const v of logits.values()) if (v > max) max = v;
-  const lnTotal = Math.log(total);
-  const res: NextDist = new Map();
-  for (const [t, v] of logits) res.set(t, v - max - lnTotal);
-  return res;
-}
-
 /**
  * Opens the model once and a context of `sequences` sequences. Every decode of every request runs under one
  * mutex, so a batch never mixes two requests' tokens: each request is evaluated in its own sequence, from
@@ -180,28 +152,21 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     }
     const scores: number[][] = p.questions.map(() => []);
     const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));
+    const walkSeq: WalkSequence = { run, rewind, position: () => seq.nextTokenIndex };
     // Evaluates the last stretch of question `qi`'s prompt, reads its answer distribution, walks its label trie.
     const answer = async (qi: number, tokens: Token[]) => {
       const q = p.questions[qi] as Plan["questions"][number];
       const trie: Trie = buildTrie(q.outcomes);
-      const s = new Array<number>(q.outcomes.length).fill(0);
-      // Walk the trie depth-first: each node with children costs one next-token read on top of its path.
-      const visit = async (node: Trie | TrieNode, dist: NextDist, acc: number) => {
-        for (const child of node.children) {
-          const lp = acc + (dist.get(child.token as Token) ?? Number.NEGATIVE_INFINITY);
-          for (const o of child.ends) s[o] = lp;
-          if (child.children.length) {
-            const at = seq.nextTokenIndex;
-            const out = await run([nextItem(child.token as Token, child.children)]);
-            await visit(child, logProbs(out[0]), lp);
-            await rewind(at);
-          }
-        }
-      };
       const items: ControlledEvaluateInputItem[] = tokens.slice(0, -1);
       items.push(nextItem(tokens[tokens.length - 1] as Token, trie.children));
       const out = await run(items);
-      await visit(trie, logProbs(out[items.length - 1]), 0);
+      const s = await scoreOutcomes(
+        trie,
+        q.outcomes.length,
+        logProbs(out[items.length - 1]),
+        walkSeq,
+        FA_TILE_ROWS - 1,
+      );
       scores[qi] = s;
     };
     // Shared prompt heads are evaluated once; every branch rewinds to where its parent ended.

@@ -108,7 +108,7 @@ describe("shared question heads: evaluated once, answers unchanged (scores must 
   const qs = [
     ...[1, 2, 4, 5].map((n) => check(`s${n}`, `Is statement number ${n} true?`)),
     france,
-    pick("city", "Name a city.", ["New York", "New Delhi", "Paris"]),
+    pick("city", "Name a city.", ["New York", "New Delhi", "Newcastle upon Tyne", "Paris"]),
     pick("city2", "Name a city in Europe.", ["Paris", "Berlin"]),
     long,
   ];
