@@ -107,8 +107,8 @@ function plan(model: LlamaModel, state: string, questions: ScoreQuestion[], fram
  * mutex, so a batch never mixes two requests' tokens: each request is evaluated in its own sequence, from
  * position 0, in the same chunks, which keeps answers byte-identical whatever else is running.
  * Per request: the state prefix once, then the question prompts as a tree (common leading tokens once, see
- * prompt-tree), each branch rewound to its parent's end, then each question's label trie. A question's scores
- * are bit-identical alone and among others. Flash attention is left at node-llama-cpp's "auto" (on for CPU),
+ * prompt-tree), each branch rewound to its parent's end, then each question's label trie (chains of label tokens
+ * in one decode, see label-walk). A question's scores are bit-identical alone and among others. Flash attention is left at node-llama-cpp's "auto" (on for CPU),
  * which is what the calibration was fitted on: turning it off changes logits by ~0.06.
  */
 export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
