@@ -47,7 +47,7 @@ export const MAX_ALL_QUESTIONS_TOKENS = 4_096;
  * The calibration artifact (`gpu-worker/calibration/<name>.json`) the current GPU version applies. Pinned
  * per exact version, so a replay of a GPU original is computed with the same calibration.
  */
-export const CURRENT_CALIBRATION = "cal-20261121-2";
+export const CURRENT_CALIBRATION = "cal-20261121-3";
 
 /** The fallback path reads the hosted model's code distribution as it is: the identity calibration. */
 export const FALLBACK_CALIBRATION = "cal-20261121-0";

@@ -11,7 +11,7 @@ import { VARIANTS } from "./plan";
 import { reliabilityBins, reliabilityPng } from "./png";
 import type { ScoredItem } from "./score-cache";
 
-export const CALIBRATION_VERSION = "cal-20261121-2";
+export const CALIBRATION_VERSION = "cal-20261121-3";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const TYPES: QuestionType[] = ["pick", "rate", "check"];
 
@@ -79,25 +79,35 @@ export async function evaluateAndWrite(input: EvalInput, log = console.log, dry 
     }
   }
   if (dry) log(compareTable(rows));
-  const { perType, framing } = chooseFramings(rows);
+  // Finalists scored on every item of a type are compared on the full train split; the subset only screens.
+  const fullRows: Row[] = [];
+  for (const [id, res] of input.finals)
+    for (const t of TYPES) {
+      const complete = input.items.every((i) => i.type !== t || res.has(i.id));
+      const e = complete ? evaluateType(t, input.items, res) : undefined;
+      if (e) fullRows.push({ framing: id, e, scope: "full" });
+    }
+  const candidates = TYPES.flatMap((t) => {
+    const full = fullRows.filter((r) => r.e.type === t && FRAMINGS[r.framing]?.mode === "label");
+    return full.length ? full : rows.filter((r) => r.e.type === t);
+  });
+  const { perType, framing } = chooseFramings(candidates);
   log(`winner: ${framing} ${JSON.stringify(perType)}`);
 
   const finals: Row[] = [];
   const baseline: Row[] = [];
   for (const t of TYPES) {
     const id = perType[t];
-    // The full held-out split when every item of the type was scored, else the comparison subset.
-    const full = input.finals.get(id);
-    const complete = full !== undefined && input.items.every((i) => i.type !== t || full.has(i.id));
-    const e = complete
-      ? evaluateType(t, input.items, full)
-      : evaluateType(t, input.subset, input.compared.get(id) as Map<string, ScoredItem>);
-    if (e) finals.push({ framing: id, e, scope: complete ? "full" : `subset 1/${input.stride}` });
-    const base = input.finals.get("code-letters");
-    const b =
-      base && input.items.every((i) => i.type !== t || base.has(i.id)) && evaluateType(t, input.items, base);
-    if (b) baseline.push({ framing: "code-letters", e: b, scope: "full" });
+    const full = fullRows.find((r) => r.framing === id && r.e.type === t);
+    const sub = rows.find((r) => r.framing === id && r.e.type === t);
+    const chosen = full ?? (sub && { ...sub, scope: `subset 1/${input.stride}` });
+    if (chosen) finals.push(chosen);
+    const b = fullRows.find((r) => r.framing === "code-letters" && r.e.type === t);
+    if (b) baseline.push(b);
   }
+  const runnersUp = fullRows.filter(
+    (r) => FRAMINGS[r.framing]?.mode === "label" && perType[r.e.type] !== r.framing,
+  );
 
   const cal: Calibration & { note: string } = {
     version: CALIBRATION_VERSION,
@@ -138,6 +148,7 @@ export async function evaluateAndWrite(input: EvalInput, log = console.log, dry 
     "",
     finalTable(finals, "chosen framing"),
     "",
+    runnersUp.length ? `${finalTable(runnersUp, "finalist not chosen (higher train NLL)")}\n` : "",
     baseline.length
       ? finalTable(baseline, "answer-code baseline (code-letters), full set")
       : "_answer-code baseline: see the comparison table (subset)._",

@@ -19,7 +19,8 @@ const arg = (name: string) => {
 };
 const stride = Number(arg("--stride") ?? 5);
 /** The committed artifact's finalists (per type) and the answer-code baseline. */
-const DEFAULT_FULL = "plain-qa:pick,plain-answer-is:rate,plain-qa-yes-no-cap:check,code-letters";
+const DEFAULT_FULL =
+  "plain-qa:pick,plain-answer-is:rate,plain-qa-listed:rate,plain-qa-yes-no-cap:check,code-letters";
 const full = (arg("--full") ?? DEFAULT_FULL).split(",");
 
 const items = loadDataset();

@@ -163,6 +163,13 @@ export const plainMix = composite("plain-mix-1", {
   check: plainQaYesNoCap,
 });
 
+/** The same with the levels listed in the rate prompt (a finalist of `npm run eval` since the wave-2 set). */
+export const plainMixListedRate = composite("plain-mix-2", {
+  pick: plainQa,
+  rate: plainQaListed,
+  check: plainQaYesNoCap,
+});
+
 export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
   [
     plainQa,
@@ -176,6 +183,7 @@ export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
     plainQaYesNoCap,
     chatmlYesNoCap,
     plainMix,
+    plainMixListedRate,
   ].map((f) => [f.id, f]),
 );
 
