@@ -197,7 +197,9 @@ function splitByGenerator(items: Omit<EvalItem, "split">[], seed: number): Map<s
       .filter((s) => !split.has(s))
       .sort((a, b) => stateHash(a, seed) - stateHash(b, seed) || (a < b ? -1 : 1));
     const cut = Math.round(order.length * TRAIN_SHARE);
-    order.forEach((s, i) => split.set(s, i < cut ? "train" : "heldout"));
+    order.forEach((s, i) => {
+      split.set(s, i < cut ? "train" : "heldout");
+    });
   }
   return split;
 }
