@@ -39,13 +39,21 @@ export function finalTable(rows: Row[], title: string): string {
 }
 
 export function sourceTable(
-  rows: { type: string; source: string; n: number; accuracy: number; meanConfidence: number }[],
+  rows: {
+    type: string;
+    source: string;
+    n: number;
+    accuracy: number;
+    meanConfidence: number;
+    baseline?: number;
+  }[],
 ): string {
   return [
-    "| type | generator | n | accuracy | mean confidence |",
-    "|---|---|---|---|---|",
+    "| type | generator | n | accuracy | mean confidence | baseline accuracy (code-letters) |",
+    "|---|---|---|---|---|---|",
     ...rows.map(
-      (r) => `| ${r.type} | ${r.source} | ${r.n} | ${f(r.accuracy, 2)} | ${f(r.meanConfidence, 2)} |`,
+      (r) =>
+        `| ${r.type} | ${r.source} | ${r.n} | ${f(r.accuracy, 2)} | ${f(r.meanConfidence, 2)} | ${f(r.baseline, 2)} |`,
     ),
   ].join("\n");
 }

@@ -153,9 +153,15 @@ export async function evaluateAndWrite(input: EvalInput, log = console.log, dry 
       ? finalTable(baseline, "answer-code baseline (code-letters), full set")
       : "_answer-code baseline: see the comparison table (subset)._",
     "",
-    "### Held-out accuracy by generator (chosen framing, calibrated)",
+    "### Held-out accuracy by generator (calibrated; chosen framing vs the answer-code baseline)",
     "",
-    sourceTable(finals.flatMap((r) => bySource(r.e).map((s) => ({ type: r.e.type, ...s })))),
+    sourceTable(
+      finals.flatMap((r) => {
+        const base = baseline.find((b) => b.e.type === r.e.type);
+        const baseAcc = new Map(base ? bySource(base.e).map((s) => [s.source, s.accuracy]) : []);
+        return bySource(r.e).map((s) => ({ type: r.e.type, ...s, baseline: baseAcc.get(s.source) }));
+      }),
+    ),
     "",
     "![reliability](img/reliability.png)",
     "",
