@@ -106,7 +106,9 @@ export const MIN_EXAMPLES_PER_K = 30;
 
 /**
  * Adds a temperature and a bias per outcome count K (3- and 5-level rates, 2- to 5-option picks do not share
- * one scale), fitted on that K's training examples with the chosen length normalisation; other K keep `fit`.
+ * one scale), fitted on that K's training examples with the chosen length normalisation. Other K keep `fit`'s
+ * temperature but no position bias: a bias fitted on a mix of 3- and 5-level scales would push, say, a
+ * 4-level rating toward its last level for no reason.
  */
 export function fitPerOutcomes(train: Example[], fit: TypeFit, fixLast: boolean): TypeFit {
   const byK = new Map<number, Example[]>();
@@ -120,7 +122,7 @@ export function fitPerOutcomes(train: Example[], fit: TypeFit, fixLast: boolean)
     bias_by_outcomes[String(k)] = f.bias;
   }
   return Object.keys(temperature_by_outcomes).length
-    ? { ...fit, temperature_by_outcomes, bias_by_outcomes }
+    ? { ...fit, bias: [], temperature_by_outcomes, bias_by_outcomes }
     : fit;
 }
 

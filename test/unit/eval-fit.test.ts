@@ -58,7 +58,7 @@ describe("calibration fit", () => {
     const cal = { version: "cal-20261121-9", framing: "x", types: { pick: fit, rate: fit, check: fit } };
     expect(calibrate("check", fit, ex)).toEqual(applyCalibration("check", ex.scores, ex.tokens, cal));
   });
-  it("fits a temperature and bias per outcome count K; a K unseen in training falls back to the global fit", () => {
+  it("fits a temperature and bias per outcome count K; a K unseen in training gets the global temperature, no bias", () => {
     // 3-outcome questions are sharp (a = 3), 5-outcome ones flat (a = 0.3): one global map cannot serve both.
     const train = [...synthetic(3, [0, 0.5, 0], 1500, 11), ...synthetic(0.3, [0, 0, 0, 1, 1], 1500, 12)];
     const global = fitType(train, false);
@@ -75,9 +75,10 @@ describe("calibration fit", () => {
       );
     expect(nllOf(perK)).toBeLessThan(nllOf(global));
     expect(fitBest("rate", train).fit.temperature_by_outcomes).toBeDefined();
-    // K = 4 was never seen: the engine uses the global temperature and bias for it.
+    // K = 4 was never seen: the engine uses the global temperature and no position bias for it.
     const unseen = { scores: [-1, -2, -3, -4], tokens: [1, 1, 1, 1] };
-    expect(calibrate("rate", perK, unseen)).toEqual(calibrate("rate", global, unseen));
+    expect(perK.bias).toEqual([]);
+    expect(calibrate("rate", perK, unseen)).toEqual(calibrate("rate", { ...global, bias: [] }, unseen));
   });
 
   it(`a K with fewer than ${MIN_EXAMPLES_PER_K} training examples gets no per-K entry`, () => {
