@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { UNIT_PRICE_MICRO_CENTS } from "../ledger/tiers";
 import type { OriginalResult } from "../stores/idempotency";
+import { recordRefundIntent } from "../stores/refund-intents";
 
 /** Token counts of a validated request (from the decide contract). */
 export interface TokenCounts {
@@ -51,8 +52,12 @@ export async function takeCharge(
     });
   } catch (err) {
     console.error(`ledger unreachable request_id=${requestId}: ${err instanceof Error ? err.message : err}`);
-    // The debit may have landed before the connection broke; the refund is a no-op when it did not.
-    await ledger.refund(requestId).catch(() => {});
+    // The debit may have landed before the connection broke; the refund is a no-op when it did not, and is
+    // left to the ledger's next alarm (a Postgres intent) when the ledger cannot take it now.
+    await ledger
+      .refund(requestId)
+      .catch(() => recordRefundIntent(env, accountId, requestId))
+      .catch(() => {});
     throw new ApiError("billing_unavailable", {
       retryAfter: 5,
       message: "Billing is temporarily unavailable.",
@@ -73,10 +78,17 @@ export async function takeCharge(
       tier: res.tier,
     },
     refund() {
-      // Retried once: a refund must not be lost to a transient DO hiccup (it is idempotent by request id).
+      // Retried once (idempotent by request id); if the ledger is still unreachable, the refund is recorded in
+      // Postgres and the ledger applies it at its next alarm, so the charge of a failed call is never kept.
       refunded ??= ledger
         .refund(requestId)
         .catch(() => ledger.refund(requestId))
+        .catch(async (err) => {
+          console.error(
+            `ledger refund deferred request_id=${requestId}: ${err instanceof Error ? err.message : err}`,
+          );
+          await recordRefundIntent(env, accountId, requestId);
+        })
         .then(() => undefined);
       return refunded;
     },

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { flushJournal } from "../stores/ledger-journal";
+import { clearRefundIntents, pendingRefundIntents } from "../stores/refund-intents";
 import { monthOf, weekOf } from "./periods";
 import { nextTierAt, tierFor } from "./tiers";
 import type {
@@ -286,8 +287,22 @@ export class AccountLedger extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Applies the refunds the Worker could not deliver (recorded in Postgres when both of its attempts failed),
+   * then forgets them; returns how many were applied. Idempotent: `refund` moves a charge back once.
+   */
+  async applyRefundIntents(): Promise<number> {
+    const accountId = this.getMeta("account_id");
+    if (!this.env.DATABASE_URL || accountId === undefined) return 0;
+    const ids = await pendingRefundIntents(this.env, accountId);
+    for (const id of ids) await this.refund(id);
+    await clearRefundIntents(this.env, ids);
+    return ids.length;
+  }
+
   override async alarm(): Promise<void> {
     try {
+      await this.applyRefundIntents();
       await this.flush();
     } catch (err) {
       console.error("ledger flush failed; retrying", err instanceof Error ? err.message : err);

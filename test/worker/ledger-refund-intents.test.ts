@@ -1,0 +1,92 @@
+import { env as cfEnv } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { takeCharge } from "../../workers/decide/admission-charge";
+import type { Env } from "../../workers/env";
+import type { AccountLedger } from "../../workers/ledger/account-ledger";
+import { UNIT_PRICE_MICRO_CENTS } from "../../workers/ledger/tiers";
+import { pendingRefundIntents, recordRefundIntent } from "../../workers/stores/refund-intents";
+
+const env = cfEnv as unknown as Env;
+
+function account(): { id: string; stub: DurableObjectStub<AccountLedger> } {
+  const id = `acc_ri_${Math.random().toString(36).slice(2)}`;
+  return { id, stub: env.LEDGER.get(env.LEDGER.idFromName(id)) };
+}
+
+/** `env` whose ledger takes debits (on the real Durable Object) but refuses every refund, as if unreachable. */
+function envWithRefundsDown(real: DurableObjectStub<AccountLedger>): Env {
+  const stub = {
+    debit: (input: Parameters<AccountLedger["debit"]>[0]) => real.debit(input),
+    refund: async () => {
+      throw new Error("Durable Object unreachable (injected)");
+    },
+  };
+  return {
+    ...env,
+    LEDGER: { idFromName: (n: string) => env.LEDGER.idFromName(n), get: () => stub },
+  } as unknown as Env;
+}
+
+const tokens = { state_tokens: 80, question_tokens: 20, input_tokens: 100 };
+const charge = 100 * UNIT_PRICE_MICRO_CENTS;
+
+describe("refunds the ledger could not take (billing rule: a failed call is not charged)", () => {
+  it("both refund attempts fail → the refund is recorded in Postgres and the ledger applies it exactly once", async () => {
+    const { id, stub } = account();
+    await stub.credit({ account_id: id, payment_id: "pay", amount_micro_cents: 10 * charge });
+    const taken = await takeCharge(envWithRefundsDown(stub), id, "live", "req_ri_1", tokens);
+    expect((await stub.balance()).balance_micro_cents).toBe(9 * charge);
+
+    await taken.refund(); // resolves: nothing is lost, the intent is durable
+    expect(await pendingRefundIntents(env, id)).toEqual(["req_ri_1"]);
+
+    expect(await stub.applyRefundIntents()).toBe(1);
+    expect((await stub.balance()).balance_micro_cents).toBe(10 * charge);
+    expect(await pendingRefundIntents(env, id)).toEqual([]);
+    // A second delivery of the same intent moves nothing.
+    await recordRefundIntent(env, id, "req_ri_1");
+    expect(await stub.applyRefundIntents()).toBe(1);
+    expect((await stub.balance()).balance_micro_cents).toBe(10 * charge);
+    expect((await stub.journalRows()).filter((r) => r.kind === "refund")).toHaveLength(1);
+  });
+
+  it("the ledger's alarm after its next write applies pending intents", async () => {
+    const { id, stub } = account();
+    await stub.credit({ account_id: id, payment_id: "pay", amount_micro_cents: 10 * charge });
+    await takeCharge(env, id, "live", "req_ri_2", tokens);
+    await recordRefundIntent(env, id, "req_ri_2");
+    await stub.credit({ account_id: id, payment_id: "pay_2", amount_micro_cents: 1 }); // any write arms the alarm
+    await vi.waitFor(async () => expect(await pendingRefundIntents(env, id)).toEqual([]), {
+      timeout: 10_000,
+      interval: 100,
+    });
+    expect((await stub.balance()).balance_micro_cents).toBe(10 * charge + 1);
+  });
+
+  it("ledger unreachable at the debit → 503 billing_unavailable, and a debit that landed anyway is given back", async () => {
+    const { id, stub } = account();
+    await stub.credit({ account_id: id, payment_id: "pay", amount_micro_cents: 10 * charge });
+    const down = envWithRefundsDown(stub);
+    const ledger = down.LEDGER.get(down.LEDGER.idFromName(id)) as unknown as Record<string, unknown>;
+    const debit = ledger.debit as AccountLedger["debit"];
+    ledger.debit = async (input: Parameters<AccountLedger["debit"]>[0]) => {
+      await debit(input); // lands on the ledger, then the connection "breaks"
+      throw new Error("connection reset (injected)");
+    };
+    await expect(takeCharge(down, id, "live", "req_ri_3", tokens)).rejects.toMatchObject({
+      code: "billing_unavailable",
+    });
+    expect(await pendingRefundIntents(env, id)).toEqual(["req_ri_3"]);
+    await stub.applyRefundIntents();
+    expect((await stub.balance()).balance_micro_cents).toBe(10 * charge);
+  });
+
+  it("an intent for a request that was never debited moves nothing", async () => {
+    const { id, stub } = account();
+    await stub.credit({ account_id: id, payment_id: "pay", amount_micro_cents: charge });
+    await recordRefundIntent(env, id, "req_ri_never");
+    expect(await stub.applyRefundIntents()).toBe(1);
+    expect((await stub.balance()).balance_micro_cents).toBe(charge);
+    expect((await stub.journalRows()).filter((r) => r.kind === "refund")).toHaveLength(0);
+  });
+});
