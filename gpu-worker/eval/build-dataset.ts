@@ -67,7 +67,7 @@ function wave2(seed: number): Generators {
     ["units", (r) => P.unitConversions(r, 400, 99)],
     ["weekday", (r) => P.weekdays(r, 330)],
     ["order-size", (r) => R.orderSize(r, 900)],
-    ["temp", (r) => R.temperatureTenths(r, 1200)],
+    ["temp", (r) => R.temperature(r, 1200, 1)],
     ["distance", (r) => R.distance(r, 1800)],
     ["stars", (r) => R.explicitStarsPhrased(r, 500)],
     ["list-count", (r) => R.listCount(r, 900)],

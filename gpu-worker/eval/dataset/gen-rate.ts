@@ -17,14 +17,16 @@ export function orderSize(rng: Rng, n: number): Group[] {
   });
 }
 
-export function temperature(rng: Rng, n: number): Group[] {
+/** `decimals` 0 in wave 1; wave 2 uses 1 (temperatures to one decimal: ~10× the distinct states). */
+export function temperature(rng: Rng, n: number, decimals = 0): Group[] {
   const levels = ["cold", "mild", "hot"];
   const criteria = ["cold: below 10 °C", "mild: 10 to 25 °C", "hot: above 25 °C"];
+  const k = 10 ** decimals;
   return Array.from({ length: n }, () => {
     const level = rng.int(0, 2);
-    const v = [rng.int(-15, 6), rng.int(13, 22), rng.int(29, 42)][level] as number;
+    const v = [rng.int(-15 * k, 6 * k), rng.int(13 * k, 22 * k), rng.int(29 * k, 42 * k)][level] as number;
     return {
-      state: `The temperature outside is ${v} °C.`,
+      state: `The temperature outside is ${(v / k).toFixed(decimals)} °C.`,
       source: "rate/temperature: thresholds in the criteria",
       questions: [{ question: rate("How warm is it outside?", levels, criteria), answer: level }],
     };
@@ -66,21 +68,6 @@ export function listCount(rng: Rng, n: number): Group[] {
       state: `Shopping list: ${rng.sample(LIST_ITEMS, k).join(", ")}`,
       source: "rate/list-count: items counted",
       questions: [{ question: rate("How many items are on the shopping list?", levels), answer: k - 1 }],
-    };
-  });
-}
-
-/** Temperatures to one decimal (wave 2: ~10× the distinct states of `temperature`), same levels and margins. */
-export function temperatureTenths(rng: Rng, n: number): Group[] {
-  const levels = ["cold", "mild", "hot"];
-  const criteria = ["cold: below 10 °C", "mild: 10 to 25 °C", "hot: above 25 °C"];
-  return Array.from({ length: n }, () => {
-    const level = rng.int(0, 2);
-    const tenths = [rng.int(-150, 60), rng.int(130, 220), rng.int(290, 420)][level] as number;
-    return {
-      state: `The temperature outside is ${(tenths / 10).toFixed(1)} °C.`,
-      source: "rate/temperature: thresholds in the criteria",
-      questions: [{ question: rate("How warm is it outside?", levels, criteria), answer: level }],
     };
   });
 }
