@@ -112,6 +112,14 @@ describe("refunds the ledger could not take (billing rule: a failed call is not 
     expect((await stub.balance()).balance_micro_cents).toBe(10 * charge);
   });
 
+  it("the sweep clears an intent on a ledger that never took a debit (it knows the account id)", async () => {
+    const { id, stub } = account();
+    await recordRefundIntent(env, id, "req_ri_orphan");
+    expect(await stub.applyRefundIntents(id)).toBe(1);
+    expect(await pendingRefundIntents(env, id)).toEqual([]);
+    expect((await stub.balance()).balance_micro_cents).toBe(0);
+  });
+
   it("an intent for a request that was never debited moves nothing", async () => {
     const { id, stub } = account();
     await stub.credit({ account_id: id, payment_id: "pay", amount_micro_cents: charge });

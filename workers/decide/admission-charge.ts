@@ -57,7 +57,9 @@ export async function takeCharge(
     await ledger
       .refund(requestId)
       .catch(() => recordRefundIntent(env, accountId, requestId))
-      .catch(() => {});
+      .catch((e) =>
+        console.error(`REFUND FAILED request_id=${requestId}: ${e instanceof Error ? e.message : e}`),
+      );
     throw new ApiError("billing_unavailable", {
       retryAfter: 5,
       message: "Billing is temporarily unavailable.",

@@ -289,10 +289,10 @@ export class AccountLedger extends DurableObject<Env> {
 
   /**
    * Applies the refunds the Worker could not deliver (recorded in Postgres when both of its attempts failed),
-   * then forgets them; returns how many were applied. Idempotent: `refund` moves a charge back once.
+   * then forgets them; returns how many were applied. Idempotent: `refund` moves a charge back once. The
+   * sweep passes the account id, which a ledger whose first debit never landed has not stored.
    */
-  async applyRefundIntents(): Promise<number> {
-    const accountId = this.getMeta("account_id");
+  async applyRefundIntents(accountId = this.getMeta("account_id")): Promise<number> {
     if (!this.env.DATABASE_URL || accountId === undefined) return 0;
     const ids = await pendingRefundIntents(this.env, accountId);
     for (const id of ids) await this.refund(id);

@@ -20,7 +20,7 @@ export async function sweepRefundIntents(env: Env): Promise<number> {
   let applied = 0;
   for (const { account_id } of rows) {
     try {
-      applied += await env.LEDGER.get(env.LEDGER.idFromName(account_id)).applyRefundIntents();
+      applied += await env.LEDGER.get(env.LEDGER.idFromName(account_id)).applyRefundIntents(account_id);
     } catch (err) {
       console.error(
         `refund sweep failed account_id=${account_id}: ${err instanceof Error ? err.message : err}`,
