@@ -13,7 +13,7 @@ import { startServices } from "../scripts/stack/services";
 
 const N = Number(process.argv[2] ?? 400);
 const SECRET = "bench-gpu-secret";
-const ADMIN = "bench-admin";
+const ADMIN = "bench-admin-token-0001";
 
 async function bareWorker(): Promise<{ url: string; stop: () => Promise<void> }> {
   const out = await build({

@@ -1,0 +1,55 @@
+import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { Env } from "../env";
+import type { AppEnv } from "./context";
+
+/** An unset variable may arrive as "" (wrangler vars, Miniflare bindings): treat it as absent. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+const httpUrl = z.url({ protocol: /^https?$/ });
+const commaSeparatedHttpUrls = z
+  .string()
+  .refine(
+    (s) => s.split(",").every((u) => u.trim() === "" || httpUrl.safeParse(u.trim()).success),
+    "every entry must be an http(s) URL",
+  );
+
+/** The Worker's variables, checked once per env object at the entry (bindings such as LEDGER are typed only). */
+export const EnvVars = z.object({
+  ENVIRONMENT: optional(z.string()),
+  DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/ })),
+  NEON_WS_PROXY: optional(z.string().regex(/^[^\s/]+(\/\S*)?$/, "host:port[/path]")),
+  NEON_HTTP_ENDPOINT: optional(httpUrl),
+  UPSTASH_REDIS_REST_URL: optional(httpUrl),
+  UPSTASH_REDIS_REST_TOKEN: optional(z.string()),
+  GPU_POOL_URLS: optional(commaSeparatedHttpUrls),
+  GPU_SIGNING_SECRET: optional(z.string().min(16, "at least 16 characters")),
+  FALLBACK_BASE_URL: optional(httpUrl),
+  FALLBACK_API_KEY: optional(z.string()),
+  FALLBACK_DEPLOYMENT: optional(z.string()),
+  ADMIN_TOKEN: optional(z.string().min(16, "at least 16 characters")),
+});
+
+const checked = new WeakMap<object, string | null>();
+
+/** `null` when `env` is valid, else one line naming each bad variable and why (never its value). */
+export function envProblems(env: Env): string | null {
+  let problems = checked.get(env);
+  if (problems === undefined) {
+    const res = EnvVars.safeParse(env);
+    problems = res.success
+      ? null
+      : res.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    checked.set(env, problems);
+  }
+  return problems;
+}
+
+/** Refuses to serve on a misconfigured Worker: every request answers 500 `internal_error` and logs why. */
+export function envCheck(): MiddlewareHandler<AppEnv> {
+  return async function envCheck(c, next) {
+    const problems = envProblems(c.env);
+    if (problems) throw new Error(`invalid Worker configuration: ${problems}`);
+    await next();
+  };
+}
