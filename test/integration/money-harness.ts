@@ -8,6 +8,7 @@ import { afterAll, beforeAll } from "vitest";
 import { type ScoreRequest, ScoreRequest as ScoreRequestSchema } from "../../schema/engine-protocol";
 import { SignatureVerifier } from "../../schema/signing";
 import { type EdgeWorker, startEdgeWorker } from "../../scripts/stack/edge-worker";
+import { type FakeFallback, startFakeFallback } from "../../scripts/stack/fake-fallback";
 import { type SeedAccountOptions, type SeededAccount, seedAccount } from "../../scripts/stack/seed";
 import { stack, withStackDb } from "../support/stack-db";
 
@@ -210,19 +211,38 @@ export async function startStandInGpu(initial: StandInMode = "ok"): Promise<Stan
   };
 }
 
+/** What `useMoneyEdge` starts for a suite; read it inside tests (it is filled in `beforeAll`). */
+export interface MoneyWorld {
+  edge: EdgeWorker;
+  /** The first (often only) GPU stand-in. */
+  gpu: StandInGpu;
+  gpus: StandInGpu[];
+  /** Present when asked for with `{ fallback: true }`. */
+  fallback: FakeFallback;
+}
+
 /**
- * Registers the suite's `beforeAll`/`afterAll`: one GPU stand-in in `mode` and an edge Worker dispatching to
- * it, stopped after the suite. Read `world.edge` and `world.gpu` inside tests.
+ * Registers the suite's `beforeAll`/`afterAll`: `gpus` GPU stand-ins (default 1) in `mode`, optionally the
+ * fake fallback, and an edge Worker dispatching to them, all stopped after the suite.
  */
-export function useMoneyEdge(mode: StandInMode): { edge: EdgeWorker; gpu: StandInGpu } {
-  const world = {} as { edge: EdgeWorker; gpu: StandInGpu };
+export function useMoneyEdge(
+  mode: StandInMode,
+  opts: { gpus?: number; fallback?: boolean } = {},
+): MoneyWorld {
+  const world = { gpus: [] as StandInGpu[] } as MoneyWorld;
   beforeAll(async () => {
-    world.gpu = await startStandInGpu(mode);
-    world.edge = await startEdge({ gpuUrls: [world.gpu.url] });
+    world.gpus = await Promise.all(Array.from({ length: opts.gpus ?? 1 }, () => startStandInGpu(mode)));
+    world.gpu = world.gpus[0] as StandInGpu;
+    if (opts.fallback) world.fallback = await startFakeFallback();
+    world.edge = await startEdge({
+      gpuUrls: world.gpus.map((g) => g.url),
+      ...(opts.fallback ? { fallbackUrl: world.fallback.url } : {}),
+    });
   });
   afterAll(async () => {
     await world.edge?.stop();
-    await world.gpu?.close();
+    for (const g of world.gpus) await g.close();
+    await world.fallback?.close();
   });
   return world;
 }
