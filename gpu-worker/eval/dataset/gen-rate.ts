@@ -2,34 +2,75 @@ import { type Group, rate } from "./item";
 import type { Rng } from "./rng";
 import { LIST_ITEMS, REVIEW_SUBJECTS, REVIEWS } from "./tables";
 
-/** Values far from the thresholds so the level is unambiguous. */
-export function orderSize(rng: Rng, n: number): Group[] {
-  const levels = ["small", "medium", "large"];
-  const criteria = ["small: under 100 dollars", "medium: 100 to 500 dollars", "large: over 500 dollars"];
+/** A 3-level scale whose thresholds are stated in the criteria; each level draws from a range far from them. */
+interface ThresholdScale {
+  levels: string[];
+  criteria: string[];
+  /** Value range [lo, hi] per level (integers; all three are drawn, the level's is used). */
+  ranges: [number, number][];
+  state: (v: number) => string;
+  question: string;
+  source: string;
+}
+
+function thresholdItems(rng: Rng, n: number, s: ThresholdScale): Group[] {
   return Array.from({ length: n }, () => {
-    const level = rng.int(0, 2);
-    const v = [rng.int(5, 80), rng.int(130, 450), rng.int(600, 2000)][level] as number;
+    const level = rng.int(0, s.levels.length - 1);
+    const v = s.ranges.map(([lo, hi]) => rng.int(lo, hi))[level] as number;
     return {
-      state: `The order total is ${v} dollars.`,
-      source: "rate/order-size: thresholds in the criteria",
-      questions: [{ question: rate("How large is the order?", levels, criteria), answer: level }],
+      state: s.state(v),
+      source: s.source,
+      questions: [{ question: rate(s.question, s.levels, s.criteria), answer: level }],
     };
+  });
+}
+
+/** Order totals ≥ 10 % away from the thresholds, so the level is unambiguous. */
+export function orderSize(rng: Rng, n: number): Group[] {
+  return thresholdItems(rng, n, {
+    levels: ["small", "medium", "large"],
+    criteria: ["small: under 100 dollars", "medium: 100 to 500 dollars", "large: over 500 dollars"],
+    ranges: [
+      [5, 80],
+      [130, 450],
+      [600, 2000],
+    ],
+    state: (v) => `The order total is ${v} dollars.`,
+    question: "How large is the order?",
+    source: "rate/order-size: thresholds in the criteria",
   });
 }
 
 /** `decimals` 0 in wave 1; wave 2 uses 1 (temperatures to one decimal: ~10× the distinct states). */
 export function temperature(rng: Rng, n: number, decimals = 0): Group[] {
-  const levels = ["cold", "mild", "hot"];
-  const criteria = ["cold: below 10 °C", "mild: 10 to 25 °C", "hot: above 25 °C"];
   const k = 10 ** decimals;
-  return Array.from({ length: n }, () => {
-    const level = rng.int(0, 2);
-    const v = [rng.int(-15 * k, 6 * k), rng.int(13 * k, 22 * k), rng.int(29 * k, 42 * k)][level] as number;
-    return {
-      state: `The temperature outside is ${(v / k).toFixed(decimals)} °C.`,
-      source: "rate/temperature: thresholds in the criteria",
-      questions: [{ question: rate("How warm is it outside?", levels, criteria), answer: level }],
-    };
+  return thresholdItems(rng, n, {
+    levels: ["cold", "mild", "hot"],
+    criteria: ["cold: below 10 °C", "mild: 10 to 25 °C", "hot: above 25 °C"],
+    ranges: [
+      [-15 * k, 6 * k],
+      [13 * k, 22 * k],
+      [29 * k, 42 * k],
+    ],
+    state: (v) => `The temperature outside is ${(v / k).toFixed(decimals)} °C.`,
+    question: "How warm is it outside?",
+    source: "rate/temperature: thresholds in the criteria",
+  });
+}
+
+/** Walking distance against thresholds stated in the criteria; values ≥ 20 % away from them. */
+export function distance(rng: Rng, n: number): Group[] {
+  return thresholdItems(rng, n, {
+    levels: ["near", "moderate", "far"],
+    criteria: ["near: under 500 metres", "moderate: 500 to 2000 metres", "far: over 2000 metres"],
+    ranges: [
+      [20, 400],
+      [650, 1600],
+      [2500, 9000],
+    ],
+    state: (v) => `The station is ${v} metres from the hotel.`,
+    question: "How far is the station?",
+    source: "rate/distance: thresholds in the criteria",
   });
 }
 
@@ -68,21 +109,6 @@ export function listCount(rng: Rng, n: number): Group[] {
       state: `Shopping list: ${rng.sample(LIST_ITEMS, k).join(", ")}`,
       source: "rate/list-count: items counted",
       questions: [{ question: rate("How many items are on the shopping list?", levels), answer: k - 1 }],
-    };
-  });
-}
-
-/** Walking distance against thresholds stated in the criteria; values ≥ 20 % away from them. */
-export function distance(rng: Rng, n: number): Group[] {
-  const levels = ["near", "moderate", "far"];
-  const criteria = ["near: under 500 metres", "moderate: 500 to 2000 metres", "far: over 2000 metres"];
-  return Array.from({ length: n }, () => {
-    const level = rng.int(0, 2);
-    const v = [rng.int(20, 400), rng.int(650, 1600), rng.int(2500, 9000)][level] as number;
-    return {
-      state: `The station is ${v} metres from the hotel.`,
-      source: "rate/distance: thresholds in the criteria",
-      questions: [{ question: rate("How far is the station?", levels, criteria), answer: level }],
     };
   });
 }
