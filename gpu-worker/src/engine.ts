@@ -2,7 +2,7 @@ import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
 import { shapeAnswer } from "./answers";
 import { applyCalibration, type Calibration } from "./calibration";
 import { type Framing, getFraming } from "./framings";
-import type { Scorer } from "./scorer";
+import type { PreparedRequest, Scorer } from "./scorer";
 
 /** Thrown when a request cannot fit one sequence of the context. */
 export class TooManyTokensError extends Error {}
@@ -19,18 +19,19 @@ export class Engine {
     this.framing = getFraming(calibration.framing);
   }
 
-  /** Tokens one sequence must hold for this request; throws TooManyTokensError past the context size. */
-  checkSize(req: ScoreRequest): number {
-    const peak = this.scorer.peakTokens(req.state, req.questions, this.framing);
-    if (peak > this.scorer.contextSize)
+  /** Tokenizes and plans `req` once; throws TooManyTokensError when it cannot fit one sequence. */
+  prepare(req: ScoreRequest): PreparedRequest {
+    const prepared = this.scorer.prepare(req.state, req.questions, this.framing);
+    if (prepared.peakTokens > this.scorer.contextSize)
       throw new TooManyTokensError(
-        `request needs ${peak} tokens; this worker holds ${this.scorer.contextSize}`,
+        `request needs ${prepared.peakTokens} tokens; this worker holds ${this.scorer.contextSize}`,
       );
-    return peak;
+    return prepared;
   }
 
-  async score(req: ScoreRequest): Promise<ScoreResponse> {
-    const raw = await this.scorer.rawScores(req.state, req.questions, this.framing);
+  /** Scores `req` (with its plan from `prepare`, or planned here) and shapes the calibrated answers. */
+  async score(req: ScoreRequest, prepared = this.prepare(req)): Promise<ScoreResponse> {
+    const raw = await this.scorer.score(prepared);
     const answers = req.questions.map((q, i) => {
       const p = applyCalibration(
         q.type,

@@ -58,13 +58,21 @@ interface Plan {
   peakTokens: number;
 }
 
+/** A tokenized, planned request (`Scorer.prepare`): check its size before queueing, then score it as is. */
+export interface PreparedRequest {
+  /** Tokens one sequence must hold for this request (compare with `contextSize` before scoring). */
+  readonly peakTokens: number;
+}
+
 export interface Scorer {
   readonly model: LlamaModel;
   readonly contextSize: number;
-  /** Scores every question of one request on one sequence; see `openScorer` for the evaluation order. */
+  /** Tokenizes and plans a request once; `score` then runs that plan. */
+  prepare(state: string, questions: ScoreQuestion[], framing: Framing): PreparedRequest;
+  /** Scores every question of a prepared request on one sequence; see `openScorer` for the evaluation order. */
+  score(prepared: PreparedRequest): Promise<RawScores>;
+  /** `prepare` + `score`. */
   rawScores(state: string, questions: ScoreQuestion[], framing: Framing): Promise<RawScores>;
-  /** Tokens one sequence must hold for this request (compare with `contextSize` before scoring). */
-  peakTokens(state: string, questions: ScoreQuestion[], framing: Framing): number;
   close(): Promise<void>;
 }
 
@@ -185,16 +193,18 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     return { scores, tokensPerOutcome, meter };
   }
 
+  const scorePlan = async (prepared: PreparedRequest) => {
+    const p = prepared as Plan;
+    if (p.peakTokens > contextSize)
+      throw new Error(`request needs ${p.peakTokens} tokens in one sequence; context holds ${contextSize}`);
+    return pool.use((seq) => score(seq, p));
+  };
   return {
     model,
     contextSize,
-    peakTokens: (state, questions, framing) => plan(model, state, questions, framing).peakTokens,
-    async rawScores(state, questions, framing) {
-      const p = plan(model, state, questions, framing);
-      if (p.peakTokens > contextSize)
-        throw new Error(`request needs ${p.peakTokens} tokens in one sequence; context holds ${contextSize}`);
-      return pool.use((seq) => score(seq, p));
-    },
+    prepare: (state, questions, framing) => plan(model, state, questions, framing),
+    score: scorePlan,
+    rawScores: (state, questions, framing) => scorePlan(plan(model, state, questions, framing)),
     async close() {
       await context.dispose();
       await model.dispose();

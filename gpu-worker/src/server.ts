@@ -3,6 +3,7 @@ import { type EngineError, ScoreRequest } from "../../schema/engine-protocol";
 import { SIGNATURE_HEADER, SignatureVerifier, TIMESTAMP_HEADER } from "../../schema/signing";
 import { type Engine, TooManyTokensError } from "./engine";
 import { Metrics } from "./metrics";
+import type { PreparedRequest } from "./scorer";
 
 export interface ServerOptions {
   /** Shared HMAC secret (GPU_SIGNING_SECRET). */
@@ -104,8 +105,9 @@ export function createWorkerServer(
         "model_not_served",
         `this worker serves ${engine.modelVersion}, not ${parsed.data.model}`,
       );
+    let prepared: PreparedRequest;
     try {
-      engine.checkSize(parsed.data);
+      prepared = engine.prepare(parsed.data);
     } catch (err) {
       if (err instanceof TooManyTokensError) throw new HttpError("too_many_tokens", err.message);
       throw err;
@@ -113,7 +115,7 @@ export function createWorkerServer(
     if (inFlight >= opts.sequences + opts.queueMax) throw new HttpError("overloaded", "queue full");
     track(1);
     try {
-      const out = await engine.score(parsed.data);
+      const out = await engine.score(parsed.data, prepared);
       metrics.tokensEvaluated += out.meter.tokens_evaluated;
       metrics.tokensReused += out.meter.tokens_reused;
       metrics.request("ok", (performance.now() - started) / 1000);
