@@ -1,5 +1,5 @@
+import { shapeAnswer } from "../../schema/answers";
 import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
-import { shapeAnswer } from "./answers";
 import { applyCalibration, type Calibration } from "./calibration";
 import { type Framing, getFraming } from "./framings";
 import type { PreparedRequest, Scorer } from "./scorer";

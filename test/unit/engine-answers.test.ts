@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { confidence, roundUnits, shapeAnswer, UNITS } from "../../gpu-worker/src/answers";
+import { confidence, roundUnits, shapeAnswer, UNITS } from "../../schema/answers";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
 
 const dist = fc

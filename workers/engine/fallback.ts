@@ -1,5 +1,5 @@
-import { shapeAnswer } from "../../gpu-worker/src/answers";
 import { answerCode } from "../../schema/answer-codes";
+import { shapeAnswer } from "../../schema/answers";
 import type { ScoreQuestion, ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
 
 /** Calls to the hosted fallback (OpenAI-compatible chat completions, EU data zone). */

@@ -1,4 +1,4 @@
-import type { EngineAnswer, ScoreQuestion } from "../../schema/engine-protocol";
+import type { EngineAnswer, ScoreQuestion } from "./engine-protocol";
 
 /** Probabilities are reported in units of 1e-4 (4 decimals). */
 export const UNITS = 10_000;
