@@ -1,9 +1,10 @@
 import type { Env } from "../env";
+import type { RateLimitState } from "../limits/key-limits";
+import type { Services } from "../services";
 import type { KeyRecord } from "../stores/keys";
-import type { RateLimitState } from "./rate-limit-headers";
 
-/** Per-request values the front door puts on the Hono context (`c.get(...)`). */
-export interface AppVariables {
+/** Per-request values on the Hono context (`c.var.…`): the request's identity, its caller, the services. */
+export interface AppVariables extends Services {
   /** `req_` + monotonic ULID; equals `x-request-id`, body `id` and `error.request_id`. */
   requestId: string;
   /** The caller's valid `x-client-request-id`, echoed on every response. */

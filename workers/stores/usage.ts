@@ -49,3 +49,14 @@ export async function recordUsageEvent(env: Env, e: UsageEvent): Promise<void> {
     ],
   );
 }
+
+/** Where usage events go; a no-op where no database is configured. */
+export interface UsageLog {
+  record(e: UsageEvent): Promise<void>;
+}
+
+/** The usage log of an env. */
+export function usageLog(env: Env): UsageLog {
+  if (!env.DATABASE_URL) return { record: async () => {} };
+  return { record: (e) => recordUsageEvent(env, e) };
+}

@@ -1,0 +1,173 @@
+import { dayOf, secondsToUtcMidnight } from "../../schema/periods";
+import { ApiError } from "../errors";
+import type { KeyRecord } from "../stores/keys";
+import { type AdmitOutcome, admit, giveBack, type LimitValues, peek, WINDOW_MS } from "../stores/rate-limits";
+import type { RedisAccess } from "../stores/redis";
+
+/** Window of `rpm` and `tpm`, seconds. */
+export const RATE_WINDOW_SECONDS = WINDOW_MS / 1000;
+
+/** Who is calling, as far as limits and billing care. */
+export interface MoneySubject {
+  keyId: string;
+  accountId: string;
+  mode: "live" | "test";
+  /** The key's own limits; clamped to the account caps. */
+  keyLimits?: Partial<LimitValues> | null;
+  /** Account caps when they differ from the mode's defaults. */
+  accountLimits?: Partial<LimitValues> | null;
+}
+
+/** Spec defaults (Limits → Rate limits and quotas). */
+export const DEFAULT_LIMITS: Record<"live" | "test", LimitValues> = {
+  live: { rpm: 300, tpm: 300_000 },
+  test: { rpm: 30, tpm: 40_000 },
+};
+/** Simultaneous decide calls per account (spec: "not shown"; see docs/decisions.md). */
+export const CONCURRENCY: Record<"live" | "test", number> = { live: 256, test: 16 };
+export const TEST_DAILY_QUOTA = 250_000;
+/** A slot left by a crashed isolate frees itself after this long. */
+export const SLOT_LEASE_MS = 120_000;
+
+export interface Limits {
+  key: LimitValues;
+  account: LimitValues;
+}
+
+/** The one rate-limit state: what the `ratelimit` / `ratelimit-policy` headers report. */
+export interface RateLimitState {
+  policy: LimitValues;
+  remaining: LimitValues;
+  resetSeconds: number;
+}
+
+/** The limiter/ledger subject of a key. */
+export function subjectOf(key: KeyRecord): MoneySubject {
+  return {
+    keyId: key.id,
+    accountId: key.accountId,
+    mode: key.mode,
+    keyLimits: { rpm: key.rpmLimit ?? undefined, tpm: key.tpmLimit ?? undefined },
+    accountLimits: { rpm: key.account.rpmLimit ?? undefined, tpm: key.account.tpmLimit ?? undefined },
+  };
+}
+
+/** Effective limits: the key's own, never above the account's caps. */
+export function limitsFor(s: MoneySubject): Limits {
+  const d = DEFAULT_LIMITS[s.mode];
+  const account = { rpm: s.accountLimits?.rpm ?? d.rpm, tpm: s.accountLimits?.tpm ?? d.tpm };
+  const key = {
+    rpm: Math.min(s.keyLimits?.rpm ?? account.rpm, account.rpm),
+    tpm: Math.min(s.keyLimits?.tpm ?? account.tpm, account.tpm),
+  };
+  return { key, account };
+}
+
+/** A key's policy with its full quota remaining (before any limiter has reported). */
+export function rateLimitPolicy(key: KeyRecord): RateLimitState {
+  const policy = limitsFor(subjectOf(key)).key;
+  return { policy, remaining: { ...policy }, resetSeconds: RATE_WINDOW_SECONDS };
+}
+
+export function resetSeconds(now: number): number {
+  return Math.max(1, Math.ceil((WINDOW_MS - (now % WINDOW_MS)) / 1000));
+}
+
+/** A taken admission: what to give back on a 5xx and the slot to free on every exit. */
+export interface Admission {
+  state: RateLimitState;
+  release(): Promise<void>;
+  refundTokens(): Promise<void>;
+}
+
+/** Per-key and per-account rpm, tpm, concurrency and the test quota, over one atomic Redis script. */
+export class KeyRateLimiter {
+  constructor(private readonly redis: RedisAccess) {}
+
+  /**
+   * Step 8 of the order of checks. Reports the real counts to `onState`, then throws 429 naming the
+   * exhausted limit (nothing taken), or StoreUnavailableError when Redis cannot be reached (the caller
+   * decides; see docs/decisions.md).
+   */
+  async admit(
+    subject: MoneySubject,
+    requestId: string,
+    tokens: number,
+    onState: (s: RateLimitState) => void = () => {},
+    now: number = Date.now(),
+  ): Promise<Admission> {
+    const limits = limitsFor(subject);
+    const policy = limits.key;
+    const out: AdmitOutcome = await this.redis.run((redis) =>
+      admit(redis, {
+        keyId: subject.keyId,
+        accountId: subject.accountId,
+        mode: subject.mode,
+        key: limits.key,
+        account: limits.account,
+        concurrency: CONCURRENCY[subject.mode],
+        dailyQuota: subject.mode === "test" ? TEST_DAILY_QUOTA : 0,
+        day: dayOf(now),
+        tokens,
+        requestId,
+        leaseMs: SLOT_LEASE_MS,
+        now,
+      }),
+    );
+    const state: RateLimitState = { policy, remaining: out.remaining, resetSeconds: resetSeconds(now) };
+    onState(state);
+    if (out.verdict !== "ok") {
+      const retryAfter =
+        out.verdict === "test_daily_quota"
+          ? secondsToUtcMidnight(now)
+          : out.verdict === "concurrency"
+            ? 1
+            : state.resetSeconds;
+      throw new ApiError(out.verdict, { retryAfter });
+    }
+    const redis = this.redis;
+    let released = false;
+    let refunded = false;
+    return {
+      state,
+      async release() {
+        if (released) return;
+        released = true;
+        await redis.run((r) => giveBack(r, subject.accountId, null, 0, requestId)).catch(() => {});
+      },
+      async refundTokens() {
+        if (refunded) return;
+        refunded = true;
+        await redis.run((r) => giveBack(r, subject.accountId, out.refundKeys, tokens, null));
+        state.remaining = {
+          rpm: state.remaining.rpm,
+          tpm: Math.min(state.remaining.tpm + tokens, policy.tpm),
+        };
+      },
+    };
+  }
+
+  /** Current counts for routes that take nothing (headers on every authenticated response); null when down. */
+  async current(subject: MoneySubject, now: number = Date.now()): Promise<RateLimitState | null> {
+    const limits = limitsFor(subject);
+    try {
+      const [kr, kt, ar, at] = await this.redis.run((redis) =>
+        peek(
+          redis,
+          { keyId: subject.keyId, accountId: subject.accountId, mode: subject.mode, day: dayOf(now) },
+          now,
+        ),
+      );
+      return {
+        policy: limits.key,
+        remaining: {
+          rpm: Math.max(0, Math.min(limits.key.rpm - kr, limits.account.rpm - ar)),
+          tpm: Math.max(0, Math.min(limits.key.tpm - kt, limits.account.tpm - at)),
+        },
+        resetSeconds: resetSeconds(now),
+      };
+    } catch {
+      return null;
+    }
+  }
+}
