@@ -33,6 +33,7 @@ export async function startEdge(opts: EdgeOptions = {}): Promise<EdgeWorker> {
     ADMIN_TOKEN,
     GPU_SIGNING_SECRET: GPU_SECRET,
     GPU_POOL_URLS: (opts.gpuUrls ?? []).join(","),
+    STRICT_ERROR_DECLARATIONS: "1",
   };
   if (opts.fallbackUrl) {
     bindings.FALLBACK_BASE_URL = opts.fallbackUrl;

@@ -49,7 +49,6 @@ export async function takeCharge(
         console.error(`REFUND FAILED request_id=${requestId}: ${e instanceof Error ? e.message : e}`),
       );
     throw new ApiError("billing_unavailable", {
-      retryAfter: 5,
       message: "Billing is temporarily unavailable.",
     });
   }

@@ -5,9 +5,6 @@ import { ApiError } from "../errors";
 import { type FallbackConfig, FallbackError, fallbackScore } from "./fallback";
 import { GpuPool, GpuPoolError, poolUrls } from "./gpu-pool";
 
-export const NO_CAPACITY_RETRY_AFTER = 2;
-export const UPSTREAM_RETRY_AFTER = 5;
-
 export interface Dispatched {
   served_by: "gpu" | "fallback";
   result: Omit<ScoreResponse, "meter">;
@@ -57,7 +54,6 @@ export class Engine {
     const fb = opts.fallback;
     if (!fb || !this.fallback) {
       throw new ApiError("no_capacity", {
-        retryAfter: NO_CAPACITY_RETRY_AFTER,
         message: "No GPU capacity is available for this model right now.",
       });
     }
@@ -70,7 +66,6 @@ export class Engine {
       );
       if (err instanceof FallbackError || err instanceof Error)
         throw new ApiError("upstream_unavailable", {
-          retryAfter: UPSTREAM_RETRY_AFTER,
           message: "Neither the GPU pool nor the fallback could answer.",
         });
       throw err;

@@ -52,11 +52,10 @@ export async function idempotencyStep(
   try {
     begun = await store.begin(record);
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw new ApiError("billing_unavailable", { retryAfter: 5 });
+    if (err instanceof StoreUnavailableError) throw new ApiError("billing_unavailable");
     throw err;
   }
-  if (begun.kind === "running")
-    throw new ApiError("idempotency_in_progress", { retryAfter: 1, param: "idempotency-key" });
+  if (begun.kind === "running") throw new ApiError("idempotency_in_progress", { param: "idempotency-key" });
   if (begun.kind === "reused") throw new ApiError("idempotency_key_reused", { param: "idempotency-key" });
   if (begun.kind === "replay") {
     if (!begun.record.result) throw new ApiError("internal_error");

@@ -138,7 +138,6 @@ async function admitOrFailOpen(
     console.error(`rate limiter unreachable request_id=${deps.requestId}`);
     if (keyed || subject.mode === "test")
       throw new ApiError("billing_unavailable", {
-        retryAfter: 5,
         message: "Billing is temporarily unavailable.",
       });
     return null;

@@ -1,4 +1,4 @@
-import { type Dispatched, NO_CAPACITY_RETRY_AFTER } from "../clients/engine";
+import type { Dispatched } from "../clients/engine";
 import { ApiError } from "../errors";
 import type { MoneySubject } from "../limits/key-limits";
 import type { OriginalResult } from "../stores/idempotency";
@@ -26,8 +26,7 @@ export async function replayDecision(
       { fallback: !gpuOriginal && subject.mode === "live" ? input.resolved.fallback : null },
     );
   } catch (err) {
-    if (gpuOriginal && err instanceof ApiError && err.status === 500)
-      throw new ApiError("no_capacity", { retryAfter: NO_CAPACITY_RETRY_AFTER });
+    if (gpuOriginal && err instanceof ApiError && err.status === 500) throw new ApiError("no_capacity");
     throw err;
   }
   Object.assign(event, {

@@ -13,9 +13,6 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
 }
 
-/** Seconds a caller should wait when the key store is unreachable. */
-const STORE_DOWN_RETRY_AFTER = 5;
-
 /**
  * The key's record after the 401 checks: `missing_api_key`, then `invalid_api_key` for a malformed header,
  * shape or checksum (no storage touched), then lookup by SHA-256 → unknown / revoked / expired.
@@ -39,7 +36,6 @@ export async function authenticate(
     console.error(`key store unreachable: ${err instanceof Error ? err.name : "error"}`);
     throw new ApiError("maintenance", {
       message: "Key verification is temporarily unavailable.",
-      retryAfter: STORE_DOWN_RETRY_AFTER,
     });
   }
   if (record === null) throw new ApiError("invalid_api_key", { message: "The API key is not valid." });

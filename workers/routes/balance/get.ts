@@ -70,7 +70,6 @@ export const getBalance = endpoint(
         .balance()
         .catch(() => {
           throw new ApiError("billing_unavailable", {
-            retryAfter: 5,
             message: "Billing is temporarily unavailable.",
           });
         }),
