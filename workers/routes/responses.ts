@@ -49,3 +49,8 @@ export function errorResponses(codes: Iterable<ErrorCode>) {
   }
   return out;
 }
+
+/** A JSON success response of a declaration: `responses: { 200: jsonResponse("…", Schema) }`. */
+export function jsonResponse(description: string, schema: z.ZodType) {
+  return { description, content: { "application/json": { schema } } };
+}

@@ -6,6 +6,7 @@ import type { BalanceView } from "../../ledger/types";
 import { publishRateLimit } from "../../limits/headers";
 import { subjectOf } from "../../limits/key-limits";
 import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
 
 const int = (description: string) => z.number().int().openapi({ description });
 
@@ -54,12 +55,7 @@ export const getBalance = endpoint(
     operationId: "getBalance",
     summary: "Balance and tier of the key's account",
     auth: { scope: "balance:read" },
-    responses: {
-      200: {
-        description: "The account's balance.",
-        content: { "application/json": { schema: BalanceObjectSchema } },
-      },
-    },
+    responses: { 200: jsonResponse("The account's balance.", BalanceObjectSchema) },
     errors: ["billing_unavailable"],
   },
   async function getBalanceHandler(c) {

@@ -13,6 +13,7 @@ import { validateDecideRequest } from "../../decide/validate";
 import { publishRateLimit } from "../../limits/headers";
 import type { AppEnv } from "../../middleware/context";
 import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
 
 /** Steps 2–6: everything that can reject the call before it may be charged. */
 async function checkRequest(c: Context<AppEnv>): Promise<MoneyPathInput> {
@@ -50,12 +51,7 @@ export const decide = endpoint(
     request: {
       body: { required: true, content: { "application/json": { schema: DecideRequestWire } } },
     },
-    responses: {
-      200: {
-        description: "The Decision; `idempotent-replayed: true` on a replay.",
-        content: { "application/json": { schema: Decision } },
-      },
-    },
+    responses: { 200: jsonResponse("The Decision; `idempotent-replayed: true` on a replay.", Decision) },
     errors: [
       "invalid_json",
       "duplicate_key",

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
 import { ApiError } from "../../errors";
 import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
 
 const LedgerCreditSchema = z.object({
   object: z.literal("ledger_credit"),
@@ -22,12 +23,7 @@ export const creditLedger = endpoint(
     summary: "Credit a settled payment (operator)",
     auth: "admin-token",
     hidden: true,
-    responses: {
-      200: {
-        description: "The credit, or the earlier one.",
-        content: { "application/json": { schema: LedgerCreditSchema } },
-      },
-    },
+    responses: { 200: jsonResponse("The credit, or the earlier one.", LedgerCreditSchema) },
     errors: ["invalid_json", "invalid_value"],
   },
   async function creditLedgerHandler(c) {

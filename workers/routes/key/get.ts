@@ -3,6 +3,7 @@ import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
 import { isScope, SCOPES } from "../../../schema/scopes";
 import type { KeyRecord } from "../../stores/keys";
 import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
 
 /** Key object (spec: Resources → Key object). Never carries the secret. */
 export const KeyObjectSchema = z
@@ -49,12 +50,7 @@ export const getKey = endpoint(
     operationId: "getKey",
     summary: "The calling API key",
     auth: "any-key",
-    responses: {
-      200: {
-        description: "The Key object of the calling key.",
-        content: { "application/json": { schema: KeyObjectSchema } },
-      },
-    },
+    responses: { 200: jsonResponse("The Key object of the calling key.", KeyObjectSchema) },
     errors: [],
   },
   function getKeyHandler(c) {

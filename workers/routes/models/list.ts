@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MODELS } from "../../../schema/models";
 import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
 
 const limit = (description: string, example: number) => z.number().int().openapi({ description, example });
 
@@ -64,12 +65,7 @@ export const listModels = endpoint(
     operationId: "listModels",
     summary: "Model versions and their limits",
     auth: "any-key",
-    responses: {
-      200: {
-        description: "Every model version.",
-        content: { "application/json": { schema: ModelListSchema } },
-      },
-    },
+    responses: { 200: jsonResponse("Every model version.", ModelListSchema) },
     errors: [],
   },
   function listModelsHandler(c) {
