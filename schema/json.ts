@@ -24,3 +24,10 @@ export function getMember(obj: JsonObject, key: string): JsonValue | undefined {
   for (const [k, v] of obj.entries) if (k === key) return v;
   return undefined;
 }
+
+/** A plain JS value of a JSON tree (objects as records; integer-like keys may reorder, so only for bodies whose key order does not matter). */
+export function plainJson(v: JsonValue): unknown {
+  if (Array.isArray(v)) return v.map(plainJson);
+  if (isJsonObject(v)) return Object.fromEntries(v.entries.map(([k, x]) => [k, plainJson(x)]));
+  return v;
+}

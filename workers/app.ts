@@ -5,6 +5,7 @@ import { errorHandler } from "./middleware/error-handler";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
 import { getBalance } from "./routes/balance/get";
+import { CONSOLE_ENDPOINTS } from "./routes/console/endpoints";
 import { decide } from "./routes/decide/post";
 import { mountEndpoints } from "./routes/define";
 import { creditLedger } from "./routes/internal/ledger-credit";
@@ -32,6 +33,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     getKey,
     getBalance,
     creditLedger,
+    ...CONSOLE_ENDPOINTS,
     openApiDocument(app),
   ]);
   app.onError(errorHandler(declared));

@@ -24,6 +24,19 @@ export interface Env {
   FALLBACK_DEPLOYMENT?: string;
   /** Operator token for /internal/* routes (ledger credit); compared as SHA-256 in constant time. */
   ADMIN_TOKEN?: string;
+  /** Console secret (≥ 32 characters): keys the HMAC of sign-in codes and derives CSRF tokens. */
+  CONSOLE_SECRET?: string;
+  /** HTTP e-mail API (Resend's shape): base URL (default https://api.resend.com), key, sender address. */
+  EMAIL_API_URL?: string;
+  EMAIL_API_KEY?: string;
+  EMAIL_FROM?: string;
+  /** OpenID Connect provider: issuer(s) and client id(s) comma-separated, key set, browser-flow endpoints. */
+  IDP_ISSUER?: string;
+  IDP_JWKS_URL?: string;
+  IDP_CLIENT_IDS?: string;
+  IDP_AUTHORIZE_URL?: string;
+  IDP_TOKEN_URL?: string;
+  IDP_CLIENT_SECRET?: string;
   /** Test tiers only: "1" answers 500 when a route raises an error code its declaration does not list. */
   STRICT_ERROR_DECLARATIONS?: string;
 }

@@ -1,3 +1,4 @@
+import { sweepConsoleData } from "./accounts/retention-sweep";
 import { app } from "./app";
 import { sweepRefundIntents } from "./billing/refund-sweep";
 import type { Env } from "./env";
@@ -9,5 +10,10 @@ export default {
   fetch: app.fetch,
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     ctx.waitUntil(sweepRefundIntents(env, (accountId) => ledgerStub(env, accountId)));
+    ctx.waitUntil(
+      sweepConsoleData(env).catch((e) =>
+        console.error(`console sweep failed: ${e instanceof Error ? e.name : e}`),
+      ),
+    );
   },
 } satisfies ExportedHandler<Env>;

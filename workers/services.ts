@@ -1,8 +1,12 @@
 import type { MiddlewareHandler } from "hono";
+import { MaintenanceSwitch } from "./accounts/maintenance";
+import { type EmailSender, httpEmailSender } from "./clients/email";
 import { Engine } from "./clients/engine";
+import { type IdentityProvider, oidcProvider } from "./clients/idp";
 import type { Env } from "./env";
 import { type Ledger, ledgerStub } from "./ledger/stub";
 import { KeyRateLimiter } from "./limits/key-limits";
+import { SignInLimiter } from "./limits/sign-in-limits";
 import type { AppEnv } from "./middleware/context";
 import { type Database, database } from "./stores/db";
 import { IdempotencyStore } from "./stores/idempotency";
@@ -24,13 +28,19 @@ export interface Services {
   refundIntents: RefundIntentLog;
   /** GPU pool (health kept across requests) and hosted fallback. */
   engine: Engine;
+  /** Console: the e-mail API, the identity provider (key set cached), sign-in limits, maintenance switch. */
+  email: EmailSender;
+  idp: IdentityProvider;
+  signInLimits: SignInLimiter;
+  maintenance: MaintenanceSwitch;
 }
 
 /** Builds an env's services from its (already validated) variables. */
 export function buildServices(env: Env): Services {
   const redis = redisAccess(env);
+  const db = database(env);
   return {
-    db: database(env),
+    db,
     keys: cachedPostgresKeyStore(env),
     ledger: (accountId) => ledgerStub(env, accountId),
     limits: new KeyRateLimiter(redis),
@@ -38,6 +48,10 @@ export function buildServices(env: Env): Services {
     usage: usageLog(env),
     refundIntents: refundIntentLog(env),
     engine: Engine.fromEnv(env),
+    email: httpEmailSender(env),
+    idp: oidcProvider(env),
+    signInLimits: new SignInLimiter(redis),
+    maintenance: new MaintenanceSwitch(db),
   };
 }
 

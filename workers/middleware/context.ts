@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import type { RateLimitState } from "../limits/key-limits";
 import type { Services } from "../services";
 import type { KeyRecord } from "../stores/keys";
+import type { ConsoleSession } from "./session";
 
 /** Per-request values on the Hono context (`c.var.…`): the request's identity, its caller, the services. */
 export interface AppVariables extends Services {
@@ -11,6 +12,8 @@ export interface AppVariables extends Services {
   clientRequestId: string | undefined;
   /** The authenticated key (set by `requireApiKey`). */
   apiKey: KeyRecord;
+  /** The signed-in console caller (set by `requireSession`). */
+  session: ConsoleSession;
   /** Real remaining counts from the rate limiter; absent until a limiter sets them. */
   rateLimit: RateLimitState | undefined;
 }

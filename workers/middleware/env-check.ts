@@ -28,6 +28,16 @@ export const EnvVars = z.object({
   FALLBACK_API_KEY: optional(z.string()),
   FALLBACK_DEPLOYMENT: optional(z.string()),
   ADMIN_TOKEN: optional(z.string().min(16, "at least 16 characters")),
+  CONSOLE_SECRET: optional(z.string().min(32, "at least 32 characters")),
+  EMAIL_API_URL: optional(httpUrl),
+  EMAIL_API_KEY: optional(z.string()),
+  EMAIL_FROM: optional(z.string()),
+  IDP_ISSUER: optional(z.string()),
+  IDP_JWKS_URL: optional(httpUrl),
+  IDP_CLIENT_IDS: optional(z.string()),
+  IDP_AUTHORIZE_URL: optional(httpUrl),
+  IDP_TOKEN_URL: optional(httpUrl),
+  IDP_CLIENT_SECRET: optional(z.string()),
   STRICT_ERROR_DECLARATIONS: optional(z.enum(["0", "1"])),
 });
 

@@ -5,10 +5,22 @@ import type { Scope } from "../../schema/scopes";
 import { requireAdminToken } from "../middleware/admin-token";
 import { requireApiKey, requireScope } from "../middleware/api-key";
 import type { AppEnv } from "../middleware/context";
+import { consoleOpen, requireSession } from "../middleware/session";
 import { errorResponses } from "./responses";
 
-/** Who may call a route: anyone, any valid API key, a key with a scope, or the operator. */
-export type RouteAuth = "public" | "any-key" | { scope: Scope } | "admin-token";
+/**
+ * Who may call a route: anyone, any valid API key, a key with a scope, the operator, or the console:
+ * `console-open` (sign-in: anyone while the console is not in maintenance), `session` (cookie or app
+ * session) and `session+csrf` (state-changing: cookie sessions must send `x-svc-csrf`).
+ */
+export type RouteAuth =
+  | "public"
+  | "any-key"
+  | { scope: Scope }
+  | "admin-token"
+  | "console-open"
+  | "session"
+  | "session+csrf";
 
 /** Codes every route may answer: a malformed `x-client-request-id`, and a server fault. */
 const EVERY_ROUTE: readonly ErrorCode[] = ["invalid_header", "internal_error"];
@@ -21,8 +33,13 @@ const API_KEY_CODES: readonly ErrorCode[] = [
   "maintenance",
 ];
 
+const SESSION_CODES: readonly ErrorCode[] = ["maintenance", "invalid_session", "account_suspended"];
+
 function authCodes(auth: RouteAuth): readonly ErrorCode[] {
   if (auth === "public") return [];
+  if (auth === "console-open") return ["maintenance"];
+  if (auth === "session") return SESSION_CODES;
+  if (auth === "session+csrf") return [...SESSION_CODES, "csrf_failed"];
   if (auth === "admin-token") return ["invalid_api_key"];
   if (auth === "any-key") return API_KEY_CODES;
   return [...API_KEY_CODES, "insufficient_scope"];
@@ -30,6 +47,9 @@ function authCodes(auth: RouteAuth): readonly ErrorCode[] {
 
 function authMiddleware(auth: RouteAuth): MiddlewareHandler<AppEnv>[] {
   if (auth === "public") return [];
+  if (auth === "console-open") return [consoleOpen()];
+  if (auth === "session" || auth === "session+csrf")
+    return [requireSession({ csrf: auth === "session+csrf" })];
   if (auth === "admin-token") return [requireAdminToken()];
   if (auth === "any-key") return [requireApiKey()];
   return [requireApiKey(), requireScope(auth.scope)];
@@ -55,13 +75,20 @@ export interface Endpoint {
   readonly handler: Handler<AppEnv>;
 }
 
+function securityOf(auth: RouteAuth): Record<string, string[]>[] {
+  if (auth === "public" || auth === "console-open") return [];
+  if (auth === "admin-token") return [{ admin: [] }];
+  if (auth === "session" || auth === "session+csrf") return [{ session: [] }, { appSession: [] }];
+  return [{ bearer: [] }];
+}
+
 /** Declares a route with `createRoute`: the auth requirement and every answer are on the declaration. */
 export function endpoint(decl: RouteDeclaration, handler: Handler<AppEnv>): Endpoint {
   const { auth, errors, hidden, responses, ...operation } = decl;
   const codes = new Set<ErrorCode>([...EVERY_ROUTE, ...authCodes(auth), ...errors]);
   const route = createRoute({
     ...operation,
-    security: auth === "public" ? [] : auth === "admin-token" ? [{ admin: [] }] : [{ bearer: [] }],
+    security: securityOf(auth),
     responses: { ...responses, ...errorResponses(codes) },
   });
   return { route, auth, codes, hidden: hidden ?? false, handler };

@@ -23,6 +23,8 @@ export interface KeyRecord {
     /** Account caps (null = the mode's default). */
     readonly rpmLimit: number | null;
     readonly tpmLimit: number | null;
+    /** Opt-in content-logging retention in days (absent or null = off). */
+    readonly contentLogDays?: number | null;
   };
 }
 
@@ -43,7 +45,8 @@ export class PostgresKeyStore implements KeyStore {
     const rows = (await this.sql.query(
       `SELECT k.id, k.account_id, k.mode, k.secret_sha256, k.prefix, k.scopes, k.name, k.created_at,
               k.expires_at, k.revoked_at, k.rpm_limit, k.tpm_limit,
-              a.status AS account_status, a.rpm_limit AS account_rpm, a.tpm_limit AS account_tpm
+              a.status AS account_status, a.rpm_limit AS account_rpm, a.tpm_limit AS account_tpm,
+              a.content_log_days
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.secret_sha256 = $1`,
       [secretSha256],
@@ -66,13 +69,14 @@ export class PostgresKeyStore implements KeyStore {
         status: r.account_status === "suspended" ? "suspended" : "active",
         rpmLimit: toInt(r.account_rpm),
         tpmLimit: toInt(r.account_tpm),
+        contentLogDays: toInt(r.content_log_days),
       },
     };
   }
 }
 
 /** text[] arrives as a JS array from Neon, or as a `{a,b}` literal through raw-text bridges. */
-function parseTextArray(v: unknown): string[] {
+export function parseTextArray(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(String);
   if (typeof v === "string" && v.startsWith("{") && v.endsWith("}")) {
     const inner = v.slice(1, -1);

@@ -10,8 +10,8 @@ import { jsonResponse } from "../responses";
 
 const int = (description: string) => z.number().int().openapi({ description });
 
-/** GET /v1/balance body (field names beyond the spec's are documented in docs/decisions.md). */
-const BalanceObjectSchema = z
+/** GET /v1/balance body, also the console overview's base (field names beyond the spec's are documented in docs/decisions.md). */
+export const BalanceObjectSchema = z
   .object({
     object: z.literal("balance"),
     account_id: z.string().regex(ACCOUNT_ID_PATTERN),

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import { DecideRequestWire, Decision } from "../../../schema/decide";
+import type { ErrorCode } from "../../../schema/errors";
 import { renderForEngine } from "../../../schema/render";
+import { logContentInBackground } from "../../accounts/content-log";
 import { endUsageEvent, recordUsageInBackground, startUsageEvent } from "../../billing/usage-events";
 import { decisionJson } from "../../decide/decision";
 import { runFrontDoor } from "../../decide/front-door";
@@ -12,6 +14,7 @@ import { checkUniqueness } from "../../decide/uniqueness";
 import { validateDecideRequest } from "../../decide/validate";
 import { publishRateLimit } from "../../limits/headers";
 import type { AppEnv } from "../../middleware/context";
+import type { KeyRecord } from "../../stores/keys";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 
@@ -37,6 +40,71 @@ async function checkRequest(c: Context<AppEnv>): Promise<MoneyPathInput> {
   };
 }
 
+/** Codes POST /v1/decide may raise after its auth (also the console playground's). */
+export const DECIDE_ERRORS: readonly ErrorCode[] = [
+  "invalid_json",
+  "duplicate_key",
+  "unsupported_media_type",
+  "insufficient_balance",
+  "model_not_found",
+  "model_retired",
+  "idempotency_key_reused",
+  "idempotency_in_progress",
+  "body_too_large",
+  "state_too_long",
+  "question_too_long",
+  "request_too_long",
+  "unknown_field",
+  "missing_field",
+  "invalid_type",
+  "invalid_value",
+  "field_not_allowed",
+  "invalid_question_id",
+  "too_many_questions",
+  "too_many_options",
+  "invalid_levels",
+  "invalid_min_confidence",
+  "duplicate_label",
+  "state_path_not_found",
+  "state_not_json",
+  "requests_per_minute",
+  "tokens_per_minute",
+  "concurrency",
+  "test_daily_quota",
+  "no_capacity",
+  "upstream_unavailable",
+  "billing_unavailable",
+];
+
+/**
+ * Steps 2–10 for an authenticated caller `key`, recording one usage event however the call ends: the public
+ * route's handler, and the console playground's with a test-mode caller.
+ */
+export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<Response> {
+  const event = startUsageEvent(key, c.var.requestId);
+  try {
+    const input = await checkRequest(c);
+    Object.assign(event, { model: input.resolved.version.id }, input.tokens);
+    // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500)
+    const outcome = await runMoneyPath(
+      { ...c.var, key, onRateLimit: (s) => publishRateLimit(c, s) },
+      input,
+      event,
+    );
+    endUsageEvent(event, null);
+    if (outcome.replayed) c.header("idempotent-replayed", "true");
+    const json = decisionJson(outcome.decision);
+    logContentInBackground(c, key, input.body, json);
+    c.header("content-type", "application/json");
+    return c.body(json, 200);
+  } catch (err) {
+    endUsageEvent(event, err);
+    throw err;
+  } finally {
+    recordUsageInBackground(c, event);
+  }
+}
+
 /**
  * POST /v1/decide. Step 1, auth (401) then scope `decide` (403), is the route's auth; the handler runs the
  * rest of the spec's order of checks top to bottom and records one usage event however the call ends.
@@ -52,61 +120,9 @@ export const decide = endpoint(
       body: { required: true, content: { "application/json": { schema: DecideRequestWire } } },
     },
     responses: { 200: jsonResponse("The Decision; `idempotent-replayed: true` on a replay.", Decision) },
-    errors: [
-      "invalid_json",
-      "duplicate_key",
-      "unsupported_media_type",
-      "insufficient_balance",
-      "model_not_found",
-      "model_retired",
-      "idempotency_key_reused",
-      "idempotency_in_progress",
-      "body_too_large",
-      "state_too_long",
-      "question_too_long",
-      "request_too_long",
-      "unknown_field",
-      "missing_field",
-      "invalid_type",
-      "invalid_value",
-      "field_not_allowed",
-      "invalid_question_id",
-      "too_many_questions",
-      "too_many_options",
-      "invalid_levels",
-      "invalid_min_confidence",
-      "duplicate_label",
-      "state_path_not_found",
-      "state_not_json",
-      "requests_per_minute",
-      "tokens_per_minute",
-      "concurrency",
-      "test_daily_quota",
-      "no_capacity",
-      "upstream_unavailable",
-      "billing_unavailable",
-    ],
+    errors: DECIDE_ERRORS,
   },
-  async function postDecide(c) {
-    const event = startUsageEvent(c.var.apiKey, c.var.requestId);
-    try {
-      const input = await checkRequest(c);
-      Object.assign(event, { model: input.resolved.version.id }, input.tokens);
-      // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500)
-      const outcome = await runMoneyPath(
-        { ...c.var, key: c.var.apiKey, onRateLimit: (s) => publishRateLimit(c, s) },
-        input,
-        event,
-      );
-      endUsageEvent(event, null);
-      if (outcome.replayed) c.header("idempotent-replayed", "true");
-      c.header("content-type", "application/json");
-      return c.body(decisionJson(outcome.decision), 200);
-    } catch (err) {
-      endUsageEvent(event, err);
-      throw err;
-    } finally {
-      recordUsageInBackground(c, event);
-    }
+  function postDecide(c) {
+    return serveDecide(c, c.var.apiKey);
   },
 );

@@ -13,7 +13,7 @@ export const OPENAPI_INFO = {
   },
 } as const;
 
-/** Registers the security schemes the declarations name (`bearer` API keys, the operator's `admin`). */
+/** Registers the security schemes the declarations name (`bearer` API keys, the operator's `admin`, console sessions). */
 export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
@@ -21,6 +21,17 @@ export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
     description: "An API key: `svc_live_…` or `svc_test_…`.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "admin", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "session", {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-svc_session",
+    description: "Console session cookie; state-changing routes also need `x-svc-csrf`.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "appSession", {
+    type: "http",
+    scheme: "bearer",
+    description: "App session `svc_ses_…` from `createIdpSession` (no cookie, no CSRF).",
+  });
 }
 
 /** GET /v1/openapi.json: the OpenAPI 3.1 document of every public route, generated from the declarations. */

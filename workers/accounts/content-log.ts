@@ -1,0 +1,33 @@
+import type { Context } from "hono";
+import { canonicalJson } from "../../schema/canonical-json";
+import type { JsonValue } from "../../schema/json";
+import type { AppEnv } from "../middleware/context";
+import { insertContentLog } from "../stores/content-logs";
+import type { KeyRecord } from "../stores/keys";
+
+/**
+ * Opt-in content logging: when the caller's account turned it on, the decide body and the Decision are kept in
+ * Postgres `content_logs` for the account's retention (1–30 days), written after the response. Off by default.
+ */
+export function logContentInBackground(
+  c: Context<AppEnv>,
+  key: KeyRecord,
+  body: JsonValue,
+  decisionJson: string,
+): void {
+  const days = key.account.contentLogDays;
+  if (!days) return;
+  const write = insertContentLog(c.var.db, {
+    requestId: c.var.requestId,
+    accountId: key.accountId,
+    keyId: key.id.startsWith("key_") ? key.id : null,
+    request: canonicalJson(body),
+    decision: decisionJson,
+    retentionDays: days,
+  }).catch((err) => console.error(`content log not written: ${err instanceof Error ? err.name : "error"}`));
+  try {
+    c.executionCtx.waitUntil(write);
+  } catch {
+    void write;
+  }
+}

@@ -1,0 +1,68 @@
+import { constantTimeEqual } from "../../schema/constant-time";
+import { EmailUnavailableError } from "../clients/email";
+import { ApiError } from "../errors";
+import type { Services } from "../services";
+import { type AccountRow, findOrCreateAccountByEmail } from "../stores/accounts";
+import { consumeSignInCode, countCodeTry, putSignInCode } from "../stores/sign-in-codes";
+import { CODE_PATTERN, CODE_TTL_MS, codeHmac, generateCode, MAX_CODE_ATTEMPTS } from "./codes";
+import { orMaintenance } from "./unavailable";
+
+type Deps = Pick<Services, "db" | "email" | "signInLimits">;
+
+/**
+ * Sends a sign-in code: the network's and the address's hourly limits (429 `email_codes_per_hour`), a fresh
+ * code stored only as its HMAC (replacing an earlier one), then the e-mail. Returns the code's expiry.
+ */
+export async function sendSignInCode(
+  deps: Deps,
+  secret: string,
+  email: string,
+  network: string,
+  now: number = Date.now(),
+): Promise<Date> {
+  if (!deps.email.configured)
+    throw new ApiError("maintenance", { message: "E-mail sign-in is not configured." });
+  await orMaintenance("sign-in limits", () => deps.signInLimits.emailCode(email, network));
+  const code = generateCode();
+  const expiresAt = new Date(now + CODE_TTL_MS);
+  await orMaintenance("sign-in codes", async () =>
+    putSignInCode(deps.db, email, await codeHmac(secret, email, code), expiresAt),
+  );
+  try {
+    await deps.email.send({
+      to: email,
+      subject: `Your svc sign-in code: ${code}`,
+      text: `Your svc console sign-in code is ${code}.\n\nIt expires in ${CODE_TTL_MS / 60_000} minutes and works once. If you did not ask for it, ignore this message.\n`,
+    });
+  } catch (err) {
+    if (!(err instanceof EmailUnavailableError)) throw err;
+    console.error(`sign-in e-mail not sent: ${err.message}`);
+    throw new ApiError("maintenance", { message: "E-mail is temporarily unavailable." });
+  }
+  return expiresAt;
+}
+
+/**
+ * Checks a code and signs the address in (its account, created when new). Every try counts, atomically: a
+ * wrong or expired code → 401 `invalid_code` (the 5th wrong try too); from the 6th try on, the code is
+ * unusable → 401 `code_attempts_exceeded`, even with the right digits. A right code works once.
+ */
+export async function verifySignInCode(
+  deps: Pick<Services, "db">,
+  secret: string,
+  email: string,
+  code: string,
+): Promise<AccountRow> {
+  const wrong = () => new ApiError("invalid_code", { message: "The code is wrong or has expired." });
+  const attempt = await orMaintenance("sign-in codes", () => countCodeTry(deps.db, email));
+  if (!attempt) throw wrong();
+  if (attempt.attempt > MAX_CODE_ATTEMPTS)
+    throw new ApiError("code_attempts_exceeded", { message: "Too many wrong tries; ask for a new code." });
+  const sent = await codeHmac(secret, email, CODE_PATTERN.test(code) ? code : "-");
+  if (!CODE_PATTERN.test(code) || !constantTimeEqual(sent, attempt.codeHmac)) throw wrong();
+  if (!(await orMaintenance("sign-in codes", () => consumeSignInCode(deps.db, email, sent)))) throw wrong();
+  const { account } = await orMaintenance("accounts", () => findOrCreateAccountByEmail(deps.db, email));
+  if (account.status === "suspended")
+    throw new ApiError("account_suspended", { message: "The account is suspended." });
+  return account;
+}

@@ -1,0 +1,36 @@
+import { sha256Hex } from "../../schema/canonical-json";
+
+const enc = new TextEncoder();
+
+/** HMAC-SHA-256 of `message` keyed with `secret`, as lower-case hex. */
+export async function hmacHex(secret: string, message: string): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    enc.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(message)));
+  return [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** HMAC-SHA-256 as unpadded base64url (43 characters). */
+export async function hmacBase64Url(secret: string, message: string): Promise<string> {
+  const hex = await hmacHex(secret, message);
+  return base64Url(Uint8Array.from(hex.match(/../g) ?? [], (h) => Number.parseInt(h, 16)));
+}
+
+/** Unpadded base64url of bytes. */
+export function base64Url(bytes: Uint8Array): string {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** `n` random bytes from the platform's CSPRNG as unpadded base64url. */
+export function randomBase64Url(n: number): string {
+  return base64Url(crypto.getRandomValues(new Uint8Array(n)));
+}
+
+export { sha256Hex };

@@ -1,0 +1,34 @@
+import { SignInCodeObject } from "../../../../schema/console";
+import { sendSignInCode } from "../../../accounts/email-sign-in";
+import { consoleSecret } from "../../../accounts/unavailable";
+import { clientNetwork } from "../../../limits/client-network";
+import { endpoint } from "../../define";
+import { jsonResponse } from "../../responses";
+import { BODY_ERRORS, emailField, readJsonObject } from "../body";
+
+/** POST /v1/console/auth/codes: e-mails a sign-in code (body `{email}`). */
+export const sendSignInCodeRoute = endpoint(
+  {
+    method: "post",
+    path: "/v1/console/auth/codes",
+    operationId: "sendSignInCode",
+    summary: "E-mail a console sign-in code",
+    description:
+      "Sends an 8-digit code, valid 10 minutes, once. At most 5 codes an hour per address and 30 per client network (IPv4 /24, IPv6 /64).",
+    auth: "console-open",
+    responses: { 202: jsonResponse("The code was sent.", SignInCodeObject) },
+    errors: [...BODY_ERRORS, "email_codes_per_hour"],
+  },
+  async function sendSignInCodeHandler(c) {
+    const body = await readJsonObject(c, { allowed: ["email"], required: ["email"] });
+    const email = emailField(body);
+    const secret = consoleSecret(c.env);
+    const expiresAt = await sendSignInCode(
+      c.var,
+      secret,
+      email,
+      clientNetwork(c.req.header("cf-connecting-ip")),
+    );
+    return c.json({ object: "sign_in_code" as const, email, expires_at: expiresAt.toISOString() }, 202);
+  },
+);

@@ -1,0 +1,38 @@
+import type { Endpoint } from "../define";
+import { suspendAccount, unsuspendAccount } from "../internal/account-status";
+import { setMaintenance } from "../internal/maintenance";
+import { completeIdpSignIn, startIdpSignIn } from "./auth/idp-browser";
+import { createIdpSession } from "./auth/idp-token";
+import { sendSignInCodeRoute } from "./auth/send-code";
+import { createKey } from "./keys/create";
+import { listKeys } from "./keys/list";
+import { revokeKey } from "./keys/revoke";
+import { updateKey } from "./keys/update";
+import { getOverview } from "./overview/get";
+import { playgroundDecide } from "./playground/decide";
+import { createSession } from "./session/create";
+import { deleteSession } from "./session/delete";
+import { getSession } from "./session/get";
+import { getSettings, updateSettings } from "./settings/settings";
+
+/** The console's routes (sign-in, session, keys, overview, playground, settings) and its operator switches. */
+export const CONSOLE_ENDPOINTS: readonly Endpoint[] = [
+  sendSignInCodeRoute,
+  createSession,
+  getSession,
+  deleteSession,
+  createIdpSession,
+  startIdpSignIn,
+  completeIdpSignIn,
+  listKeys,
+  createKey,
+  updateKey,
+  revokeKey,
+  getOverview,
+  playgroundDecide,
+  getSettings,
+  updateSettings,
+  suspendAccount,
+  unsuspendAccount,
+  setMaintenance,
+];

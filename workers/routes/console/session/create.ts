@@ -1,0 +1,37 @@
+import { ConsoleSessionObject } from "../../../../schema/console";
+import { verifySignInCode } from "../../../accounts/email-sign-in";
+import { startSession } from "../../../accounts/sessions";
+import { consoleSecret, orMaintenance } from "../../../accounts/unavailable";
+import { endpoint } from "../../define";
+import { jsonResponse } from "../../responses";
+import { BODY_ERRORS, emailField, readJsonObject, stringField } from "../body";
+import { sessionBody, setSessionCookie } from "./cookie";
+
+/**
+ * POST /v1/console/sessions (`createSession`): signs in with an e-mailed code (body `{email, code}`); a new
+ * address gets a new account. Answers the session cookie and the `csrf_token`.
+ */
+export const createSession = endpoint(
+  {
+    method: "post",
+    path: "/v1/console/sessions",
+    operationId: "createSession",
+    summary: "Sign in with an e-mailed code",
+    description:
+      "A wrong or expired code → 401 `invalid_code` (the 5th wrong try too); from then on the code is unusable → 401 `code_attempts_exceeded`. Sets `__Host-svc_session` and returns `csrf_token`.",
+    auth: "console-open",
+    responses: { 201: jsonResponse("Signed in; the session cookie is set.", ConsoleSessionObject) },
+    errors: [...BODY_ERRORS, "invalid_code", "code_attempts_exceeded", "account_suspended"],
+  },
+  async function createSessionHandler(c) {
+    const body = await readJsonObject(c, { allowed: ["email", "code"], required: ["email", "code"] });
+    const email = emailField(body);
+    const code = stringField(body, "code", 1, 64);
+    const secret = consoleSecret(c.env);
+    const account = await verifySignInCode(c.var, secret, email, code);
+    const session = await orMaintenance("sessions", () => startSession(c.var.db, account.id, "cookie"));
+    setSessionCookie(c, session.token);
+    c.header("cache-control", "no-store");
+    return c.json(await sessionBody(secret, session, account.email), 201);
+  },
+);
