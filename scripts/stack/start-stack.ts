@@ -5,6 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
 import { creditDemo, type DemoInfo, ensureDemoAccount } from "./demo";
+import { startConsoleFakes } from "./console-fakes";
 import { startEdgeWorker } from "./edge-worker";
 import { startFakeFallback } from "./fake-fallback";
 import { freePort, waitFor } from "./free-port";
@@ -36,6 +37,8 @@ export interface Stack {
   demo?: DemoInfo;
   /** Path of the demo.json written (when seeded). */
   demoFile?: string;
+  /** The console fakes: the e-mail inbox (`GET {emailUrl}/__inbox`) and the identity provider. */
+  console?: { emailUrl?: string; idpUrl?: string };
   /** Warnings met on the way (e.g. the credit route missing). */
   warnings: string[];
   stop(): Promise<void>;
@@ -103,10 +106,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           };
         });
 
+    const consoleFakes = await startConsoleFakes();
+    stops.push(consoleFakes.stop);
+
     const env: Record<string, string> = {
       ENVIRONMENT: "local",
       ...services.env,
       ...fallback,
+      ...consoleFakes.bindings,
       GPU_SIGNING_SECRET: gpuSecret,
       ADMIN_TOKEN: adminToken,
       ...(wantGpu ? { GPU_POOL_URLS: `http://127.0.0.1:${gpuPort}` } : {}),
@@ -143,7 +150,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const gpu = await gpuStart;
     if (gpu) log(`stack: GPU worker ready at ${gpu.url}`);
     for (const w of warnings) log(`warning: ${w}`);
-    return { baseUrl: worker.url, env, services, gpu, demo, demoFile, warnings, stop };
+    const consoleInfo = { emailUrl: consoleFakes.emailUrl, idpUrl: consoleFakes.idpUrl };
+    return { baseUrl: worker.url, env, services, gpu, demo, demoFile, console: consoleInfo, warnings, stop };
   } catch (error) {
     await gpuStart; // a GPU worker still loading registers its stop() first
     await stop();
