@@ -41,14 +41,20 @@ const capture: EmailSender = {
 const keys = await generateKeyPair("RS256", { extractable: true });
 const kid = "test-key-1";
 const publicJwk = { ...(await exportJWK(keys.publicKey)), kid, alg: "RS256", use: "sig" };
-/** When false, the key set answers 503 (keys unfetchable). */
-export const jwksControl = { up: true, fetches: 0 };
-const jwksFetch: typeof fetch = async () => {
-  jwksControl.fetches++;
-  return jwksControl.up
-    ? Response.json({ keys: [publicJwk] })
-    : new Response("down", { status: 503 });
+/** The provider's HTTP side: its key set, and what its token endpoint answers (set by a test). */
+export const idpControl: { token: (form: URLSearchParams) => Promise<Response> } = {
+  token: async () => Response.json({ error: "invalid_grant" }, { status: 400 }),
 };
+/** The provider's endpoints as the Worker's fetch sees them; `up: false` = nothing answers. */
+export function idpFetch(up: () => boolean = () => true): typeof fetch {
+  return async (input, init) => {
+    if (!up()) throw new TypeError("fetch failed");
+    const url = String(input instanceof Request ? input.url : input);
+    if (url === IDP.jwksUrl) return Response.json({ keys: [publicJwk] });
+    if (url === consoleEnv.IDP_TOKEN_URL) return idpControl.token(new URLSearchParams(String(init?.body ?? "")));
+    return new Response("not found", { status: 404 });
+  };
+}
 
 /** Signs an ID token with the provider's key (defaults: for `svc-ios`, verified e-mail, 10 minutes). */
 export async function idToken(
@@ -69,7 +75,7 @@ export async function idToken(
 export const consoleApp = createApp((e) => ({
   ...buildServices(e),
   email: capture,
-  idp: oidcProvider(e, jwksFetch),
+  idp: oidcProvider(e, idpFetch()),
 }));
 
 export interface CallOptions {
