@@ -37,7 +37,9 @@ async function main(): Promise<void> {
     );
   }
   if (stack.console?.emailUrl)
-    console.log(`console: sign-in e-mails land in ${stack.console.emailUrl}/__inbox; identity provider ${stack.console.idpUrl ?? "(configured)"}\n`);
+    console.log(
+      `console: sign-in e-mails land in ${stack.console.emailUrl}/__inbox; identity provider ${stack.console.idpUrl ?? "(configured)"}\n`,
+    );
   console.log("Ctrl-C stops everything.");
 }
 

@@ -29,10 +29,21 @@ export async function startConsoleFakes(env: NodeJS.ProcessEnv = process.env): P
     const email = await startFakeEmail();
     stops.push(email.close);
     emailUrl = email.url;
-    Object.assign(bindings, { EMAIL_API_URL: email.url, EMAIL_API_KEY: email.apiKey, EMAIL_FROM: "svc <console@svc.local>" });
+    Object.assign(bindings, {
+      EMAIL_API_URL: email.url,
+      EMAIL_API_KEY: email.apiKey,
+      EMAIL_FROM: "svc <console@svc.local>",
+    });
   }
   if (env.IDP_ISSUER) {
-    for (const k of ["IDP_ISSUER", "IDP_JWKS_URL", "IDP_CLIENT_IDS", "IDP_AUTHORIZE_URL", "IDP_TOKEN_URL", "IDP_CLIENT_SECRET"])
+    for (const k of [
+      "IDP_ISSUER",
+      "IDP_JWKS_URL",
+      "IDP_CLIENT_IDS",
+      "IDP_AUTHORIZE_URL",
+      "IDP_TOKEN_URL",
+      "IDP_CLIENT_SECRET",
+    ])
       if (env[k]) bindings[k] = env[k]!;
   } else {
     const idp = await startFakeIdp();

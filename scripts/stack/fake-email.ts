@@ -39,21 +39,29 @@ export async function startFakeEmail(opts: { port?: number; apiKey?: string } = 
   const apiKey = opts.apiKey ?? `re_local_${randomUUID().replaceAll("-", "")}`;
   const messages: CapturedEmail[] = [];
   const inbox = (to?: string) =>
-    to === undefined ? [...messages] : messages.filter((m) => m.to.some((t) => t.toLowerCase() === to.toLowerCase()));
+    to === undefined
+      ? [...messages]
+      : messages.filter((m) => m.to.some((t) => t.toLowerCase() === to.toLowerCase()));
   const server: Server = createServer(async (req, res) => {
     const send = (status: number, json: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(json));
     };
     const url = new URL(req.url ?? "/", "http://fake");
-    if (url.pathname === "/__inbox" && req.method === "GET") return send(200, { data: inbox(url.searchParams.get("to") ?? undefined) });
+    if (url.pathname === "/__inbox" && req.method === "GET")
+      return send(200, { data: inbox(url.searchParams.get("to") ?? undefined) });
     if (url.pathname === "/__inbox" && req.method === "DELETE") {
       messages.length = 0;
       return send(200, { deleted: true });
     }
-    if (url.pathname !== "/emails" || req.method !== "POST") return send(404, { name: "not_found", message: "Not found" });
+    if (url.pathname !== "/emails" || req.method !== "POST")
+      return send(404, { name: "not_found", message: "Not found" });
     if (req.headers.authorization !== `Bearer ${apiKey}`)
-      return send(401, { statusCode: 401, name: "missing_api_key", message: "Missing API key in the authorization header" });
+      return send(401, {
+        statusCode: 401,
+        name: "missing_api_key",
+        message: "Missing API key in the authorization header",
+      });
     let body: Partial<CapturedEmail> & { to?: string | string[] };
     try {
       body = JSON.parse(await readBody(req));
@@ -62,9 +70,20 @@ export async function startFakeEmail(opts: { port?: number; apiKey?: string } = 
     }
     const to = Array.isArray(body.to) ? body.to : body.to ? [body.to] : [];
     if (!body.from || to.length === 0 || !body.subject)
-      return send(422, { statusCode: 422, name: "validation_error", message: "from, to and subject are required" });
+      return send(422, {
+        statusCode: 422,
+        name: "validation_error",
+        message: "from, to and subject are required",
+      });
     const id = randomUUID();
-    messages.push({ id, from: body.from, to, subject: body.subject, text: body.text ?? "", created_at: new Date().toISOString() });
+    messages.push({
+      id,
+      from: body.from,
+      to,
+      subject: body.subject,
+      text: body.text ?? "",
+      created_at: new Date().toISOString(),
+    });
     send(200, { id });
   });
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));

@@ -41,7 +41,10 @@ export async function startFakeIdp(opts: { port?: number; clientId?: string } = 
   const kid = randomUUID();
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" };
   let jwksMode: "ok" | "down" = "ok";
-  const codes = new Map<string, { redirectUri: string; clientId: string; nonce?: string; challenge: string; email: string }>();
+  const codes = new Map<
+    string,
+    { redirectUri: string; clientId: string; nonce?: string; challenge: string; email: string }
+  >();
   let issuer = "";
 
   const mint: FakeIdp["mint"] = async (claims, o = {}) => {
@@ -49,7 +52,9 @@ export async function startFakeIdp(opts: { port?: number; clientId?: string } = 
       .setProtectedHeader({ alg: "RS256", kid, typ: "JWT" })
       .setIssuer(typeof claims.iss === "string" ? claims.iss : issuer)
       .setAudience(claims.aud ?? clientId)
-      .setSubject(claims.sub ?? `sub_${createHash("sha256").update(String(claims.email)).digest("hex").slice(0, 16)}`)
+      .setSubject(
+        claims.sub ?? `sub_${createHash("sha256").update(String(claims.email)).digest("hex").slice(0, 16)}`,
+      )
       .setIssuedAt();
     if (o.expiresIn !== null) jwt.setExpirationTime(o.expiresIn ?? "10m");
     return jwt.sign(privateKey);
@@ -70,11 +75,17 @@ export async function startFakeIdp(opts: { port?: number; clientId?: string } = 
         id_token_signing_alg_values_supported: ["RS256"],
         code_challenge_methods_supported: ["S256"],
       });
-    if (url.pathname === "/jwks") return jwksMode === "ok" ? send(200, { keys: [jwk] }) : send(503, { error: "down" });
+    if (url.pathname === "/jwks")
+      return jwksMode === "ok" ? send(200, { keys: [jwk] }) : send(503, { error: "down" });
     if (url.pathname === "/authorize" && req.method === "GET") {
       const q = url.searchParams;
       const redirectUri = q.get("redirect_uri") ?? "";
-      if (q.get("client_id") !== clientId || q.get("response_type") !== "code" || q.get("code_challenge_method") !== "S256" || !redirectUri)
+      if (
+        q.get("client_id") !== clientId ||
+        q.get("response_type") !== "code" ||
+        q.get("code_challenge_method") !== "S256" ||
+        !redirectUri
+      )
         return send(400, { error: "invalid_request" });
       const code = randomUUID();
       codes.set(code, {
@@ -104,7 +115,12 @@ export async function startFakeIdp(opts: { port?: number; clientId?: string } = 
       )
         return send(400, { error: "invalid_grant" });
       const idToken = await mint({ email: grant.email, ...(grant.nonce ? { nonce: grant.nonce } : {}) });
-      return send(200, { access_token: randomUUID(), token_type: "Bearer", expires_in: 600, id_token: idToken });
+      return send(200, {
+        access_token: randomUUID(),
+        token_type: "Bearer",
+        expires_in: 600,
+        id_token: idToken,
+      });
     }
     if (url.pathname === "/__mint" && req.method === "POST") {
       const { exp, ...claims } = JSON.parse((await readBody(req)) || "{}") as JWTPayload & { email?: string };

@@ -51,7 +51,8 @@ export function idpFetch(up: () => boolean = () => true): typeof fetch {
     if (!up()) throw new TypeError("fetch failed");
     const url = String(input instanceof Request ? input.url : input);
     if (url === IDP.jwksUrl) return Response.json({ keys: [publicJwk] });
-    if (url === consoleEnv.IDP_TOKEN_URL) return idpControl.token(new URLSearchParams(String(init?.body ?? "")));
+    if (url === consoleEnv.IDP_TOKEN_URL)
+      return idpControl.token(new URLSearchParams(String(init?.body ?? "")));
     return new Response("not found", { status: 404 });
   };
 }
@@ -95,7 +96,8 @@ export async function consoleCall(method: string, path: string, o: CallOptions =
   if (o.csrf) headers["x-svc-csrf"] = o.csrf;
   if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
   headers["cf-connecting-ip"] = o.ip ?? randomIp();
-  const body = o.body === undefined ? undefined : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+  const body =
+    o.body === undefined ? undefined : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
   return await consoleApp.request(`https://svc.test${path}`, { method, headers, body }, consoleEnv);
 }
 
@@ -124,7 +126,9 @@ export function sessionCookie(res: Response): string {
 }
 
 /** Signs `email` in with a code; the cookie token, CSRF token and account id. */
-export async function signIn(email = newEmail()): Promise<{ cookie: string; csrf: string; accountId: string; email: string }> {
+export async function signIn(
+  email = newEmail(),
+): Promise<{ cookie: string; csrf: string; accountId: string; email: string }> {
   const sent = await consoleCall("POST", "/v1/console/auth/codes", { body: { email } });
   if (sent.status !== 202) throw new Error(`code: ${sent.status} ${await sent.text()}`);
   const res = await consoleCall("POST", "/v1/console/sessions", { body: { email, code: lastCode(email) } });

@@ -55,21 +55,20 @@ export function stringField(body: Record<string, unknown>, name: string, min: nu
   return v;
 }
 
-/** An integer field from `min` to `max`, null allowed when `nullable`. */
+/** An integer field from `min` to `max`; `param` names it in errors (default: its name). */
 export function intField(
   body: Record<string, unknown>,
   name: string,
   min: number,
   max: number,
-  nullable = false,
-): number | null {
+  param = name,
+): number {
   const v = body[name];
-  if (v === null && nullable) return null;
   if (typeof v !== "number")
-    throw new ApiError("invalid_type", { param: name, message: `\`${name}\` must be a number.` });
+    throw new ApiError("invalid_type", { param, message: `\`${name}\` must be a number.` });
   if (!Number.isInteger(v) || v < min || v > max)
     throw new ApiError("invalid_value", {
-      param: name,
+      param,
       message: `\`${name}\` must be an integer from ${min} to ${max}.`,
     });
   return v;

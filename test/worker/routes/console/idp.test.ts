@@ -17,14 +17,23 @@ import {
 } from "../../../support/console";
 import { expectError } from "../../../support/worker-http";
 
-const exchange = (body: unknown, ip?: string) => consoleCall("POST", "/v1/console/auth/idp/token", { body, ip });
+const exchange = (body: unknown, ip?: string) =>
+  consoleCall("POST", "/v1/console/auth/idp/token", { body, ip });
 
 describe("POST /v1/console/auth/idp/token (createIdpSession)", () => {
   it("a verified token → app_session; the same e-mail signs in to the same account; the bearer works without cookie or CSRF", async () => {
     const email = newEmail("idp");
-    const res = await exchange({ id_token: await idToken({ email: email.toUpperCase(), nonce: "n-1" }), nonce: "n-1" });
+    const res = await exchange({
+      id_token: await idToken({ email: email.toUpperCase(), nonce: "n-1" }),
+      nonce: "n-1",
+    });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { account_id: string; session_token: string; expires_at: string; object: string };
+    const body = (await res.json()) as {
+      account_id: string;
+      session_token: string;
+      expires_at: string;
+      object: string;
+    };
     expect(body.object).toBe("app_session");
     expect(body.account_id).toMatch(ACCOUNT_ID_PATTERN);
     expect(body.session_token).toMatch(/^svc_ses_[A-Za-z0-9_-]{43}$/);
@@ -51,7 +60,9 @@ describe("POST /v1/console/auth/idp/token (createIdpSession)", () => {
   });
 
   it('email_verified "true" (Apple) is accepted; false or no e-mail → 401 idp_email_unverified', async () => {
-    expect((await exchange({ id_token: await idToken({ email: newEmail(), email_verified: "true" }) })).status).toBe(200);
+    expect(
+      (await exchange({ id_token: await idToken({ email: newEmail(), email_verified: "true" }) })).status,
+    ).toBe(200);
     await expectError(
       await exchange({ id_token: await idToken({ email: newEmail(), email_verified: false }) }),
       401,
@@ -92,9 +103,19 @@ describe("POST /v1/console/auth/idp/token (createIdpSession)", () => {
 
   it("body rules: not a JWT or over 4,096 characters → 422 invalid_value; nonce 1–128; id_token required", async () => {
     await expectError(await exchange({ id_token: "abc" }), 422, "invalid_value", "id_token");
-    await expectError(await exchange({ id_token: `a.b.${"c".repeat(4096)}` }), 422, "invalid_value", "id_token");
+    await expectError(
+      await exchange({ id_token: `a.b.${"c".repeat(4096)}` }),
+      422,
+      "invalid_value",
+      "id_token",
+    );
     await expectError(await exchange({ id_token: "a.b.c", nonce: "" }), 422, "invalid_value", "nonce");
-    await expectError(await exchange({ id_token: "a.b.c", nonce: "n".repeat(129) }), 422, "invalid_value", "nonce");
+    await expectError(
+      await exchange({ id_token: "a.b.c", nonce: "n".repeat(129) }),
+      422,
+      "invalid_value",
+      "nonce",
+    );
     await expectError(await exchange({}), 422, "missing_field", "id_token");
   });
 
@@ -102,7 +123,11 @@ describe("POST /v1/console/auth/idp/token (createIdpSession)", () => {
     const bare = { ...consoleEnv, IDP_ISSUER: undefined, IDP_JWKS_URL: undefined };
     const unconfigured = await createApp().request(
       "https://svc.test/v1/console/auth/idp/token",
-      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id_token: "a.b.c" }) },
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id_token: "a.b.c" }),
+      },
       bare,
     );
     const e1 = await expectError(unconfigured, 503, "maintenance");
@@ -110,7 +135,13 @@ describe("POST /v1/console/auth/idp/token (createIdpSession)", () => {
     expect(Number(unconfigured.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const down = { ...consoleEnv };
-    const app = createApp((e) => ({ ...buildServices(e), idp: oidcProvider(e, idpFetch(() => false)) }));
+    const app = createApp((e) => ({
+      ...buildServices(e),
+      idp: oidcProvider(
+        e,
+        idpFetch(() => false),
+      ),
+    }));
     const res = await app.request(
       "https://svc.test/v1/console/auth/idp/token",
       {
@@ -132,13 +163,18 @@ describe("POST /v1/console/auth/idp/token (createIdpSession)", () => {
       expect(start.status).toBe(302);
     }
     const token = await idToken({ email: newEmail() });
-    for (let i = 0; i < 30; i++) expect((await exchange({ id_token: token }, ip.replace(/\.7$/, ".99"))).status).toBe(200);
+    for (let i = 0; i < 30; i++)
+      expect((await exchange({ id_token: token }, ip.replace(/\.7$/, ".99"))).status).toBe(200);
     const res = await exchange({ id_token: token }, ip);
     await expectError(res, 429, "sign_ins_per_hour");
     const wait = Number(res.headers.get("retry-after"));
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(3600);
-    await expectError(await consoleCall("GET", "/v1/console/auth/idp/start", { ip }), 429, "sign_ins_per_hour");
+    await expectError(
+      await consoleCall("GET", "/v1/console/auth/idp/start", { ip }),
+      429,
+      "sign_ins_per_hour",
+    );
     // Another network is not affected; an IPv6 /64 counts as one network.
     expect((await exchange({ id_token: token }, v6)).status).toBe(200);
   });
@@ -172,14 +208,24 @@ describe("browser sign-in: startIdpSignIn → provider → callback (PKCE S256 +
     expect(done.status).toBe(303);
     expect(done.headers.get("location")).toBe("/console/");
     const challenge = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
-    const b64 = btoa(String.fromCharCode(...new Uint8Array(challenge))).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+    const b64 = btoa(String.fromCharCode(...new Uint8Array(challenge)))
+      .replaceAll("+", "-")
+      .replaceAll("/", "_")
+      .replace(/=+$/, "");
     expect(b64).toBe(q.get("code_challenge"));
     const cookie = sessionCookie(done);
-    expect(await (await consoleCall("GET", "/v1/console/session", { cookie })).json()).toMatchObject({ email });
+    expect(await (await consoleCall("GET", "/v1/console/session", { cookie })).json()).toMatchObject({
+      email,
+    });
 
     // The provider's token carrying another nonce is refused.
     idpControl.token = async () => Response.json({ id_token: await idToken({ email, nonce: "other" }) });
     await expectError(await callback(q.get("state")!, stateCookie), 401, "invalid_idp_token");
-    await expectError(await consoleCall("GET", "/v1/console/auth/idp/callback?state=x"), 422, "missing_field", "code");
+    await expectError(
+      await consoleCall("GET", "/v1/console/auth/idp/callback?state=x"),
+      422,
+      "missing_field",
+      "code",
+    );
   });
 });

@@ -6,10 +6,15 @@ import { expectError } from "../../../support/worker-http";
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
 type Session = Awaited<ReturnType<typeof signIn>>;
-const create = (s: Session, body: unknown) => consoleCall("POST", "/v1/console/keys", { cookie: s.cookie, csrf: s.csrf, body });
+const create = (s: Session, body: unknown) =>
+  consoleCall("POST", "/v1/console/keys", { cookie: s.cookie, csrf: s.csrf, body });
 
 /** Polls GET /v1/key with `secret` until it answers `status`; the time it took. */
-async function untilStatus(secret: string, status: number, limitMs = 3000): Promise<{ ms: number; res: Response }> {
+async function untilStatus(
+  secret: string,
+  status: number,
+  limitMs = 3000,
+): Promise<{ ms: number; res: Response }> {
   const t0 = Date.now();
   for (;;) {
     const res = await consoleCall("GET", "/v1/key", { bearer: secret });
@@ -26,7 +31,12 @@ describe("console keys: create, list, change, revoke", () => {
     const key = (await res.json()) as Record<string, unknown>;
     expect(key.id).toMatch(KEY_ID_PATTERN);
     expect(key.secret).toMatch(API_KEY_PATTERN);
-    expect(key).toMatchObject({ object: "key", name: "backend", mode: "live", scopes: ["decide", "usage:read", "balance:read"] });
+    expect(key).toMatchObject({
+      object: "key",
+      name: "backend",
+      mode: "live",
+      scopes: ["decide", "usage:read", "balance:read"],
+    });
     expect(String(key.secret).startsWith(String(key.prefix))).toBe(true);
     // The key works on the public API.
     const me = await consoleCall("GET", "/v1/key", { bearer: String(key.secret) });
@@ -51,33 +61,89 @@ describe("console keys: create, list, change, revoke", () => {
       expires_at: new Date(Date.now() + 86_400_000).toISOString(),
     });
     expect(ok.status).toBe(201);
-    const key = (await ok.json()) as { secret: string; scopes: string[]; rpm_limit: number; expires_at: string };
+    const key = (await ok.json()) as {
+      secret: string;
+      scopes: string[];
+      rpm_limit: number;
+      expires_at: string;
+    };
     expect(key).toMatchObject({ scopes: ["usage:read"], rpm_limit: 30, tpm_limit: 40_000 });
-    await expectError(await consoleCall("GET", "/v1/balance", { bearer: key.secret }), 403, "insufficient_scope");
+    await expectError(
+      await consoleCall("GET", "/v1/balance", { bearer: key.secret }),
+      403,
+      "insufficient_scope",
+    );
 
-    await expectError(await create(s, { name: "x", mode: "test", rpm_limit: 31 }), 422, "invalid_value", "rpm_limit");
-    await expectError(await create(s, { name: "x", mode: "live", tpm_limit: 300_001 }), 422, "invalid_value", "tpm_limit");
-    await expectError(await create(s, { name: "x", mode: "live", rpm_limit: 0 }), 422, "invalid_value", "rpm_limit");
+    await expectError(
+      await create(s, { name: "x", mode: "test", rpm_limit: 31 }),
+      422,
+      "invalid_value",
+      "rpm_limit",
+    );
+    await expectError(
+      await create(s, { name: "x", mode: "live", tpm_limit: 300_001 }),
+      422,
+      "invalid_value",
+      "tpm_limit",
+    );
+    await expectError(
+      await create(s, { name: "x", mode: "live", rpm_limit: 0 }),
+      422,
+      "invalid_value",
+      "rpm_limit",
+    );
     await expectError(await create(s, { name: "", mode: "live" }), 422, "invalid_value", "name");
     await expectError(await create(s, { name: "n".repeat(65), mode: "live" }), 422, "invalid_value", "name");
     expect((await create(s, { name: "n".repeat(64), mode: "live" })).status).toBe(201);
     await expectError(await create(s, { name: "x", mode: "prod" }), 422, "invalid_value", "mode");
-    await expectError(await create(s, { name: "x", mode: "live", scopes: [] }), 422, "invalid_value", "scopes");
-    await expectError(await create(s, { name: "x", mode: "live", scopes: ["admin"] }), 422, "invalid_value", "scopes");
-    await expectError(await create(s, { name: "x", mode: "live", scopes: "decide" }), 422, "invalid_type", "scopes");
-    await expectError(await create(s, { name: "x", mode: "live", expires_at: "2001-01-01T00:00:00Z" }), 422, "invalid_value", "expires_at");
+    await expectError(
+      await create(s, { name: "x", mode: "live", scopes: [] }),
+      422,
+      "invalid_value",
+      "scopes",
+    );
+    await expectError(
+      await create(s, { name: "x", mode: "live", scopes: ["admin"] }),
+      422,
+      "invalid_value",
+      "scopes",
+    );
+    await expectError(
+      await create(s, { name: "x", mode: "live", scopes: "decide" }),
+      422,
+      "invalid_type",
+      "scopes",
+    );
+    await expectError(
+      await create(s, { name: "x", mode: "live", expires_at: "2001-01-01T00:00:00Z" }),
+      422,
+      "invalid_value",
+      "expires_at",
+    );
     await expectError(await create(s, { mode: "live" }), 422, "missing_field", "name");
-    await expectError(await create(s, { name: "x", mode: "live", secret: "mine" }), 422, "unknown_field", "secret");
+    await expectError(
+      await create(s, { name: "x", mode: "live", secret: "mine" }),
+      422,
+      "unknown_field",
+      "secret",
+    );
   });
 
   it("changes name, scopes and limits; null limit = the account cap; above the cap → 422", async () => {
     const s = await signIn();
-    const key = (await (await create(s, { name: "a", mode: "live", rpm_limit: 10 })).json()) as { id: string };
+    const key = (await (await create(s, { name: "a", mode: "live", rpm_limit: 10 })).json()) as {
+      id: string;
+    };
     const patch = (body: unknown) =>
       consoleCall("PATCH", `/v1/console/keys/${key.id}`, { cookie: s.cookie, csrf: s.csrf, body });
     const res = await patch({ name: "b", scopes: ["decide"], rpm_limit: null, tpm_limit: 1000 });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ name: "b", scopes: ["decide"], rpm_limit: null, tpm_limit: 1000 });
+    expect(await res.json()).toMatchObject({
+      name: "b",
+      scopes: ["decide"],
+      rpm_limit: null,
+      tpm_limit: 1000,
+    });
     await expectError(await patch({ rpm_limit: 301 }), 422, "invalid_value", "rpm_limit");
     await expectError(await patch({ mode: "test" }), 422, "unknown_field", "mode");
   });
@@ -87,9 +153,17 @@ describe("console keys: create, list, change, revoke", () => {
     const other = await signIn();
     const theirs = (await (await create(other, { name: "theirs", mode: "live" })).json()) as { id: string };
     for (const id of [theirs.id, "key_01JD0000000000000000000000", "nope"]) {
-      await expectError(await consoleCall("DELETE", `/v1/console/keys/${id}`, { cookie: s.cookie, csrf: s.csrf }), 404, "key_not_found");
       await expectError(
-        await consoleCall("PATCH", `/v1/console/keys/${id}`, { cookie: s.cookie, csrf: s.csrf, body: { name: "z" } }),
+        await consoleCall("DELETE", `/v1/console/keys/${id}`, { cookie: s.cookie, csrf: s.csrf }),
+        404,
+        "key_not_found",
+      );
+      await expectError(
+        await consoleCall("PATCH", `/v1/console/keys/${id}`, {
+          cookie: s.cookie,
+          csrf: s.csrf,
+          body: { name: "z" },
+        }),
         404,
         "key_not_found",
       );
@@ -98,7 +172,10 @@ describe("console keys: create, list, change, revoke", () => {
 
   it("revoke → the key answers 401 revoked_api_key within about a second (key cache ≤ 1 s)", async () => {
     const s = await signIn();
-    const key = (await (await create(s, { name: "gone", mode: "live" })).json()) as { id: string; secret: string };
+    const key = (await (await create(s, { name: "gone", mode: "live" })).json()) as {
+      id: string;
+      secret: string;
+    };
     expect((await consoleCall("GET", "/v1/key", { bearer: key.secret })).status).toBe(200); // now cached
     const res = await consoleCall("DELETE", `/v1/console/keys/${key.id}`, { cookie: s.cookie, csrf: s.csrf });
     expect(res.status).toBe(200);

@@ -2,10 +2,18 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ACCOUNT_ID_PATTERN } from "../../../../schema/ids";
 import { getSql } from "../../../../workers/stores/db";
-import { consoleCall, lastCode, newEmail, randomIp, sentEmails, sessionCookie } from "../../../support/console";
+import {
+  consoleCall,
+  lastCode,
+  newEmail,
+  randomIp,
+  sentEmails,
+  sessionCookie,
+} from "../../../support/console";
 import { expectError } from "../../../support/worker-http";
 
-const sendCode = (email: string, ip?: string) => consoleCall("POST", "/v1/console/auth/codes", { body: { email }, ip });
+const sendCode = (email: string, ip?: string) =>
+  consoleCall("POST", "/v1/console/auth/codes", { body: { email }, ip });
 const createSession = (email: string, code: string) =>
   consoleCall("POST", "/v1/console/sessions", { body: { email, code } });
 const wrongCode = (code: string) => String((Number(code) + 1) % 100_000_000).padStart(8, "0");
@@ -18,7 +26,9 @@ describe("e-mail code sign-in (createSession)", () => {
     expect(await sent.json()).toMatchObject({ object: "sign_in_code", email });
     const code = lastCode(email);
     expect(code).toMatch(/^\d{8}$/);
-    const stored = (await getSql(env).query("SELECT code_hmac FROM sign_in_codes WHERE email = $1", [email])) as {
+    const stored = (await getSql(env).query("SELECT code_hmac FROM sign_in_codes WHERE email = $1", [
+      email,
+    ])) as {
       code_hmac: string;
     }[];
     expect(stored[0]!.code_hmac).toMatch(/^[0-9a-f]{64}$/);
@@ -26,7 +36,7 @@ describe("e-mail code sign-in (createSession)", () => {
 
     const res = await createSession(email, code);
     expect(res.status).toBe(201);
-    const body = (await res.json()) as Record<string, string>;
+    const body = (await res.json()) as { account_id: string; email: string; csrf_token: string };
     expect(body.account_id).toMatch(ACCOUNT_ID_PATTERN);
     expect(body.email).toBe(email);
     expect(body.csrf_token.length).toBeGreaterThanOrEqual(32);
@@ -53,7 +63,8 @@ describe("e-mail code sign-in (createSession)", () => {
     const email = newEmail("wrong");
     await sendCode(email);
     const code = lastCode(email);
-    for (let i = 1; i <= 5; i++) await expectError(await createSession(email, wrongCode(code)), 401, "invalid_code");
+    for (let i = 1; i <= 5; i++)
+      await expectError(await createSession(email, wrongCode(code)), 401, "invalid_code");
     await expectError(await createSession(email, code), 401, "code_attempts_exceeded");
     await expectError(await createSession(email, wrongCode(code)), 401, "code_attempts_exceeded");
     // A new code starts over.
@@ -76,9 +87,10 @@ describe("e-mail code sign-in (createSession)", () => {
   it("an expired code → 401 invalid_code; no code ever sent → invalid_code", async () => {
     const email = newEmail("expired");
     await sendCode(email);
-    await getSql(env).query("UPDATE sign_in_codes SET expires_at = now() - interval '1 second' WHERE email = $1", [
-      email,
-    ]);
+    await getSql(env).query(
+      "UPDATE sign_in_codes SET expires_at = now() - interval '1 second' WHERE email = $1",
+      [email],
+    );
     await expectError(await createSession(email, lastCode(email)), 401, "invalid_code");
     await expectError(await createSession(newEmail("never"), "12345678"), 401, "invalid_code");
   });
@@ -97,7 +109,8 @@ describe("e-mail code sign-in (createSession)", () => {
   it("30 codes an hour per client network (IPv4 /24): the 31st from the same /24 → 429, another /24 still works", async () => {
     const ip = randomIp();
     const sameNet = ip.replace(/\.7$/, ".200");
-    for (let i = 0; i < 30; i++) expect((await sendCode(newEmail("net"), i % 2 ? ip : sameNet)).status).toBe(202);
+    for (let i = 0; i < 30; i++)
+      expect((await sendCode(newEmail("net"), i % 2 ? ip : sameNet)).status).toBe(202);
     const res = await sendCode(newEmail("net"), ip);
     await expectError(res, 429, "email_codes_per_hour");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -105,7 +118,12 @@ describe("e-mail code sign-in (createSession)", () => {
   });
 
   it("body rules: 422 missing_field / invalid_value / unknown_field / invalid_type; 400 invalid_json and unsupported_media_type", async () => {
-    await expectError(await consoleCall("POST", "/v1/console/auth/codes", { body: {} }), 422, "missing_field", "email");
+    await expectError(
+      await consoleCall("POST", "/v1/console/auth/codes", { body: {} }),
+      422,
+      "missing_field",
+      "email",
+    );
     await expectError(
       await consoleCall("POST", "/v1/console/auth/codes", { body: { email: "not-an-address" } }),
       422,
@@ -118,10 +136,21 @@ describe("e-mail code sign-in (createSession)", () => {
       "unknown_field",
       "extra",
     );
-    await expectError(await consoleCall("POST", "/v1/console/auth/codes", { body: { email: 5 } }), 422, "invalid_type", "email");
-    await expectError(await consoleCall("POST", "/v1/console/auth/codes", { body: "{" }), 400, "invalid_json");
     await expectError(
-      await consoleCall("POST", "/v1/console/sessions", { body: '{"email":"a@b.co","email":"a@b.co","code":"1"}' }),
+      await consoleCall("POST", "/v1/console/auth/codes", { body: { email: 5 } }),
+      422,
+      "invalid_type",
+      "email",
+    );
+    await expectError(
+      await consoleCall("POST", "/v1/console/auth/codes", { body: "{" }),
+      400,
+      "invalid_json",
+    );
+    await expectError(
+      await consoleCall("POST", "/v1/console/sessions", {
+        body: '{"email":"a@b.co","email":"a@b.co","code":"1"}',
+      }),
       400,
       "duplicate_key",
       "/email",

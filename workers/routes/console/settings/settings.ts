@@ -66,7 +66,10 @@ export const updateSettings = endpoint(
       });
     let days: number | null = null;
     if (log.enabled) {
-      days = log.retention_days === undefined ? 7 : intField(log, "retention_days", 1, 30);
+      days =
+        log.retention_days === undefined
+          ? 7
+          : intField(log, "retention_days", 1, 30, "content_logging.retention_days");
     }
     const accountId = c.var.session.accountId;
     const saved = await orMaintenance("accounts", async () => {
