@@ -18,6 +18,8 @@ export const GPU_SECRET = "money-test-gpu-secret";
 export interface EdgeOptions {
   gpuUrls?: string[];
   fallbackUrl?: string;
+  /** More Worker bindings (e.g. the console's fakes). */
+  bindings?: Record<string, string>;
 }
 
 /** Starts the Worker bound to the test stack. */
@@ -34,6 +36,7 @@ export async function startEdge(opts: EdgeOptions = {}): Promise<EdgeWorker> {
     GPU_SIGNING_SECRET: GPU_SECRET,
     GPU_POOL_URLS: (opts.gpuUrls ?? []).join(","),
     STRICT_ERROR_DECLARATIONS: "1",
+    ...opts.bindings,
   };
   if (opts.fallbackUrl) {
     bindings.FALLBACK_BASE_URL = opts.fallbackUrl;
