@@ -52,7 +52,17 @@ describe("GET /v1/openapi.json: an OpenAPI 3.1 document generated from the route
       "GET /v1/key": "getKey",
       "GET /v1/balance": "getBalance",
       "GET /v1/openapi.json": "getOpenApiDocument",
+      "POST /v1/console/sessions": "createSession",
+      "GET /v1/console/auth/idp/start": "startIdpSignIn",
+      "POST /v1/console/auth/idp/token": "createIdpSession",
     });
+    expect(ops.map(([k]) => k)).not.toContain("POST /internal/accounts/{id}/suspend");
+    expect(doc.paths["/v1/console/keys"]!.post!.security).toEqual([{ session: [] }, { appSession: [] }]);
+    expect(doc.paths["/v1/console/auth/idp/token"]!.post!.security).toEqual([]);
+    expect(documentedCodes(doc.paths["/v1/console/keys"]!.post!).get(403)).toEqual([
+      "account_suspended",
+      "csrf_failed",
+    ]);
     expect(ops.map(([k]) => k)).not.toContain("POST /internal/ledger/credit");
     expect(doc.paths["/v1/openapi.json"]!.get!.security).toEqual([]);
     expect(doc.paths["/v1/decide"]!.post!.security).toEqual([{ bearer: [] }]);
