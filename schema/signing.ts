@@ -19,7 +19,8 @@ async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return hex(await crypto.subtle.digest("SHA-256", bytes));
 }
 
-async function hmacHex(secret: string, message: string): Promise<string> {
+/** HMAC-SHA-256 of `message` keyed with `secret`, lower-case hex (Web Crypto). */
+export async function hmacHex(secret: string, message: string): Promise<string> {
   const key = await crypto.subtle.importKey(
     "raw",
     encoder.encode(secret),

@@ -12,6 +12,10 @@ export interface ConsoleStack {
   stop(): Promise<void>;
 }
 
+function copyVars(from: NodeJS.ProcessEnv, to: Record<string, string>, names: string[]): void {
+  for (const k of names) if (from[k]) to[k] = from[k];
+}
+
 /**
  * CONSOLE_SECRET (random per start unless set), the e-mail API (the capturing fake unless EMAIL_API_KEY is set)
  * and the identity provider (the fake with real RS256 keys unless IDP_ISSUER is set).
@@ -24,7 +28,7 @@ export async function startConsoleFakes(env: NodeJS.ProcessEnv = process.env): P
   let emailUrl: string | undefined;
   let idpUrl: string | undefined;
   if (env.EMAIL_API_KEY) {
-    for (const k of ["EMAIL_API_URL", "EMAIL_API_KEY", "EMAIL_FROM"]) if (env[k]) bindings[k] = env[k]!;
+    copyVars(env, bindings, ["EMAIL_API_URL", "EMAIL_API_KEY", "EMAIL_FROM"]);
   } else {
     const email = await startFakeEmail();
     stops.push(email.close);
@@ -36,15 +40,14 @@ export async function startConsoleFakes(env: NodeJS.ProcessEnv = process.env): P
     });
   }
   if (env.IDP_ISSUER) {
-    for (const k of [
+    copyVars(env, bindings, [
       "IDP_ISSUER",
       "IDP_JWKS_URL",
       "IDP_CLIENT_IDS",
       "IDP_AUTHORIZE_URL",
       "IDP_TOKEN_URL",
       "IDP_CLIENT_SECRET",
-    ])
-      if (env[k]) bindings[k] = env[k]!;
+    ]);
   } else {
     const idp = await startFakeIdp();
     stops.push(idp.close);

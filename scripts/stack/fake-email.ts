@@ -4,8 +4,9 @@
  * Tests and the demo read the inbox: `GET /__inbox?to=<address>` (newest last), `DELETE /__inbox`.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "./read-body";
 
 export interface CapturedEmail {
   id: string;
@@ -23,15 +24,6 @@ export interface FakeEmail {
   /** The last 8-digit code sent to `to`, if any. */
   lastCode(to: string): string | undefined;
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
 
 /** Starts the fake on a free loopback port (or `port`); `apiKey` is what senders must present. */

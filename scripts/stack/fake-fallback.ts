@@ -6,8 +6,9 @@
  * hash of the prompt. Control: `POST /__control {"mode": "ok" | "error" | "filter"}`, `GET /__stats`.
  */
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "./read-body";
 
 export type FakeFallbackMode = "ok" | "error" | "filter";
 
@@ -19,15 +20,6 @@ export interface FakeFallback {
 }
 
 const FILLERS = ["The", " ", "\n", "Answer", "**", "I", "Based", "Option", "answer", "Code"];
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
 
 function topLogprobs(prompt: string, n: number) {
   const codes = [...prompt.matchAll(/^([A-Z]{1,2}): /gm)].map((m) => m[1]!);

@@ -6,9 +6,10 @@
  * exp?, alg?}` signs an ID token directly. `POST /__control {"jwks": "ok" | "down"}` makes the key set fail.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose";
+import { readBody } from "./read-body";
 
 export interface FakeIdp {
   url: string;
@@ -21,15 +22,6 @@ export interface FakeIdp {
   mint(claims: JWTPayload & { email?: string }, opts?: { expiresIn?: string | null }): Promise<string>;
   setJwks(mode: "ok" | "down"): void;
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
 
 const b64url = (buf: Buffer) => buf.toString("base64url");

@@ -1,19 +1,5 @@
 import { sha256Hex } from "../../schema/canonical-json";
-
-const enc = new TextEncoder();
-
-/** HMAC-SHA-256 of `message` keyed with `secret`, as lower-case hex. */
-export async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    enc.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(message)));
-  return [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+import { hmacHex } from "../../schema/signing";
 
 /** HMAC-SHA-256 as unpadded base64url (43 characters). */
 export async function hmacBase64Url(secret: string, message: string): Promise<string> {
@@ -33,4 +19,4 @@ export function randomBase64Url(n: number): string {
   return base64Url(crypto.getRandomValues(new Uint8Array(n)));
 }
 
-export { sha256Hex };
+export { hmacHex, sha256Hex };
