@@ -1,3 +1,4 @@
+import { decodeTime } from "ulid";
 import type { TokenCounts } from "../../schema/decide";
 import type { ScoreRequest } from "../../schema/engine-protocol";
 import type { JsonValue } from "../../schema/json";
@@ -75,7 +76,7 @@ export async function runMoneyPath(
     });
     const original = {
       id: deps.requestId,
-      created: Math.floor(Date.now() / 1000),
+      created: Math.floor(decodeTime(deps.requestId.slice("req_".length)) / 1000),
       model: out.result.model,
       served_by: out.served_by,
       usage: charge.usage,

@@ -52,10 +52,14 @@ export function subjectOf(key: KeyRecord): MoneySubject {
   };
 }
 
-/** Effective limits: the key's own, never above the account's caps. */
+/**
+ * Effective limits: the key's own, never above the account's caps. The account's caps are its live caps;
+ * test keys always get the spec's test limits (30 rpm, 40,000 tpm), which their own limits may only lower.
+ */
 export function limitsFor(s: MoneySubject): Limits {
   const d = DEFAULT_LIMITS[s.mode];
-  const account = { rpm: s.accountLimits?.rpm ?? d.rpm, tpm: s.accountLimits?.tpm ?? d.tpm };
+  const caps = s.mode === "test" ? null : s.accountLimits;
+  const account = { rpm: caps?.rpm ?? d.rpm, tpm: caps?.tpm ?? d.tpm };
   const key = {
     rpm: Math.min(s.keyLimits?.rpm ?? account.rpm, account.rpm),
     tpm: Math.min(s.keyLimits?.tpm ?? account.tpm, account.tpm),
@@ -69,8 +73,9 @@ export function rateLimitPolicy(key: KeyRecord): RateLimitState {
   return { policy, remaining: { ...policy }, resetSeconds: RATE_WINDOW_SECONDS };
 }
 
-export function resetSeconds(now: number): number {
-  return Math.max(1, Math.ceil((WINDOW_MS - (now % WINDOW_MS)) / 1000));
+/** Whole seconds, 1 to the window, for a wait in ms (headers and `retry-after` never say 0). */
+export function waitSeconds(ms: number): number {
+  return Math.min(RATE_WINDOW_SECONDS, Math.max(1, Math.ceil(ms / 1000)));
 }
 
 /** A taken admission: what to give back on a 5xx and the slot to free on every exit. */
@@ -114,18 +119,23 @@ export class KeyRateLimiter {
         now,
       }),
     );
-    const state: RateLimitState = { policy, remaining: out.remaining, resetSeconds: resetSeconds(now) };
+    const state: RateLimitState = {
+      policy,
+      remaining: out.remaining,
+      resetSeconds: waitSeconds(out.resetMs),
+    };
     onState(state);
     if (out.verdict !== "ok") {
       const retryAfter =
         out.verdict === "test_daily_quota"
           ? secondsToUtcMidnight(now)
           : out.verdict === "concurrency"
-            ? 1
-            : state.resetSeconds;
+            ? undefined
+            : waitSeconds(out.waitMs);
       throw new ApiError(out.verdict, { retryAfter });
     }
     const redis = this.redis;
+    const subjectKeys = { ...subject, day: dayOf(now), requestId };
     let released = false;
     let refunded = false;
     return {
@@ -133,12 +143,16 @@ export class KeyRateLimiter {
       async release() {
         if (released) return;
         released = true;
-        await redis.run((r) => giveBack(r, subject.accountId, null, 0, requestId)).catch(() => {});
+        await redis
+          .run((r) => giveBack(r, { ...subjectKeys, tokens: 0, testQuota: false, releaseSlot: true }))
+          .catch(() => {});
       },
       async refundTokens() {
         if (refunded) return;
         refunded = true;
-        await redis.run((r) => giveBack(r, subject.accountId, out.refundKeys, tokens, null));
+        await redis.run((r) =>
+          giveBack(r, { ...subjectKeys, tokens, testQuota: subject.mode === "test", releaseSlot: false }),
+        );
         state.remaining = {
           rpm: state.remaining.rpm,
           tpm: Math.min(state.remaining.tpm + tokens, policy.tpm),
@@ -151,20 +165,21 @@ export class KeyRateLimiter {
   async current(subject: MoneySubject, now: number = Date.now()): Promise<RateLimitState | null> {
     const limits = limitsFor(subject);
     try {
-      const [kr, kt, ar, at] = await this.redis.run((redis) =>
+      const { used, resetMs } = await this.redis.run((redis) =>
         peek(
           redis,
           { keyId: subject.keyId, accountId: subject.accountId, mode: subject.mode, day: dayOf(now) },
           now,
         ),
       );
+      const [kr, kt, ar, at] = used;
       return {
         policy: limits.key,
         remaining: {
           rpm: Math.max(0, Math.min(limits.key.rpm - kr, limits.account.rpm - ar)),
           tpm: Math.max(0, Math.min(limits.key.tpm - kt, limits.account.tpm - at)),
         },
-        resetSeconds: resetSeconds(now),
+        resetSeconds: waitSeconds(resetMs),
       };
     } catch {
       return null;
