@@ -83,6 +83,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(services.stop);
     log(
       `stack: postgres ${services.env.DATABASE_URL.replace(/:[^:@/]*@/, ":***@")}, redis ${services.env.UPSTASH_REDIS_REST_URL}` +
+        (services.redisServer ? ` (${services.redisServer.path}, ${services.redisServer.source})` : "") +
         (services.applied.length ? `, migrated ${services.applied.join(", ")}` : ""),
     );
 
