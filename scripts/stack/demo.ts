@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { QueryFn } from "../migrations";
 import { seedAccount, seedKeys } from "./seed";
 
@@ -54,13 +55,22 @@ export function writeDemo(file: string, info: DemoInfo): void {
 }
 
 /**
- * Reads and removes `demo.json` at the start of a start, so that the file appears only once this start is
- * ready (a script may wait for it); the caller writes it back with writeDemo, also when the start fails.
+ * `demo.json` exists only while a started stack is ready (a script may wait for it): at the start of a
+ * start this moves a left-over one (a killed run) to `demo.last.json` and returns the last known demo,
+ * whose keys the seed reuses; writeDemo writes it back once ready.
  */
 export function takeDemo(file: string): DemoInfo | undefined {
-  const previous = readDemo(file);
-  rmSync(file, { force: true });
-  return previous;
+  retireDemo(file);
+  return readDemo(lastDemoFile(file));
+}
+
+/** On stop: `demo.json` becomes `demo.last.json` (the keys stay readable; the next start reuses them). */
+export function retireDemo(file: string): void {
+  if (existsSync(file)) renameSync(file, lastDemoFile(file));
+}
+
+function lastDemoFile(file: string): string {
+  return join(dirname(file), "demo.last.json");
 }
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
-import { creditDemo, type DemoInfo, ensureDemoAccount, takeDemo, writeDemo } from "./demo";
+import { creditDemo, type DemoInfo, ensureDemoAccount, retireDemo, takeDemo, writeDemo } from "./demo";
 import { startEdgeWorker } from "./edge-worker";
 import { startFakeFallback } from "./fake-fallback";
 import { freePort, waitFor } from "./free-port";
@@ -44,7 +44,7 @@ export interface Stack {
   services: Services;
   gpu?: RunningWorker;
   demo?: DemoInfo;
-  /** Path of the demo.json written (when seeded); written only once the stack is ready. */
+  /** Path of the demo.json written (when seeded): written once the stack is ready, moved to demo.last.json by stop(). */
   demoFile?: string;
   /** The end-to-end check that a decide is served by the GPU (when the GPU worker runs and the demo is seeded). */
   served?: ServedCheck;
@@ -172,14 +172,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         log(`stack: a decide through the edge was served by the GPU (${served.model}) after ${served.ms} ms`);
       }
     }
-    if (demoFile && demo) writeDemo(demoFile, demo);
+    if (demoFile && demo) {
+      const file = demoFile;
+      writeDemo(file, demo);
+      stops.push(async () => retireDemo(file));
+    }
     for (const w of warnings) log(`warning: ${w}`);
     return { baseUrl: worker.url, env, services, gpu, demo, demoFile, served, warnings, stop };
   } catch (error) {
     await gpuStart; // a GPU worker still loading registers its stop() first
     await stop();
-    // A failed start leaves the previous demo.json as a stop would (the database still has those keys).
-    if (demoFile && previousDemo && !existsSync(demoFile)) writeDemo(demoFile, previousDemo);
     throw error;
   }
 }

@@ -22,7 +22,7 @@ describe("npm start (startStack), black-box over HTTP", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-start-test-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("answers /livez, seeds a demo account with a live and a test key, writes demo.json; data survives a restart", async () => {
+  it("answers /livez, seeds a demo account with a live and a test key, writes demo.json while it runs; data survives a restart", async () => {
     const first = await startStack({ dataDir, gpu: false });
     let demo: { account_id: string; base_url: string; live_key: string; test_key: string };
     try {
@@ -45,6 +45,9 @@ describe("npm start (startStack), black-box over HTTP", () => {
       await first.stop();
     }
     expect(existsSync(join(dataDir, "pg"))).toBe(true);
+    // demo.json exists only while the stack runs; the keys stay in demo.last.json for the next start.
+    expect(existsSync(join(dataDir, "demo.json"))).toBe(false);
+    expect(JSON.parse(readFileSync(join(dataDir, "demo.last.json"), "utf8"))).toEqual(demo);
 
     const second = await startStack({ dataDir, gpu: false });
     try {
