@@ -112,9 +112,17 @@ export class GpuPool {
         }
         const err = EngineError.safeParse(safeJson(text));
         const code = err.success ? err.data.error : `http_${res.status}`;
-        if (code === "overloaded" || code === "model_not_served" || res.status === 503) {
+        // A worker whose context cannot hold this request is a capacity problem, never the caller's 500.
+        if (code === "too_many_tokens")
+          console.error(`gpu worker ${w.url} cannot hold request ${req.request_id}`);
+        if (
+          code === "overloaded" ||
+          code === "too_many_tokens" ||
+          code === "model_not_served" ||
+          res.status === 503
+        ) {
           lastReason = code;
-          if (code === "overloaded") continue;
+          if (code === "overloaded" || code === "too_many_tokens") continue;
           w.downUntil = Date.now() + this.backoffMs;
           continue;
         }

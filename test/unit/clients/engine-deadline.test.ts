@@ -6,14 +6,25 @@ import { GpuPool, GpuPoolError } from "../../../workers/clients/gpu-pool";
 import { RUNNING_LEASE_MS } from "../../../workers/stores/idempotency";
 
 const hanging = createServer(() => {}); // accepts, never answers
+const tooSmall = createServer((_req, res) => {
+  res.writeHead(413, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: "too_many_tokens", message: "context holds 8192" }));
+});
 let url = "";
+let tooSmallUrl = "";
+const listen = async (s: typeof hanging) => {
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+};
 beforeAll(async () => {
-  await new Promise<void>((r) => hanging.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+  url = await listen(hanging);
+  tooSmallUrl = await listen(tooSmall);
 });
 afterAll(() => {
-  hanging.closeAllConnections();
-  hanging.close();
+  for (const s of [hanging, tooSmall]) {
+    s.closeAllConnections();
+    s.close();
+  }
 });
 
 const req = { request_id: "req_x", model: "svc-1.0.0", state: "s", questions: [] } as never;
@@ -31,6 +42,15 @@ describe("an original can never outlive its idempotency lease: dispatch has a bu
   it("no worker is waited on past the deadline: a hanging worker → no_capacity, not a hang", async () => {
     const pool = new GpuPool([url, url], "secret-secret-secret");
     const err = await pool.score(req, { timeoutMs: 60_000, deadlineAt: Date.now() + 300 }).catch((e) => e);
+    expect(err).toBeInstanceOf(GpuPoolError);
+    expect((err as GpuPoolError).reason).toBe("no_capacity");
+  });
+});
+
+describe("'an engine \"too many tokens\" never surfaces as 500'", () => {
+  it("a worker whose context cannot hold the request → the next one, else no_capacity (503), never a fault", async () => {
+    const pool = new GpuPool([tooSmallUrl], "secret-secret-secret");
+    const err = await pool.score(req, { timeoutMs: 5_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(GpuPoolError);
     expect((err as GpuPoolError).reason).toBe("no_capacity");
   });
