@@ -26,7 +26,7 @@ export class ApiError extends Error {
     super(options.message ?? spec.description);
     this.status = spec.status;
     this.type = spec.type;
-    this.options = { retryAfter: spec.retryAfter, ...options };
+    this.options = { ...options, retryAfter: options.retryAfter ?? spec.retryAfter };
   }
 }
 

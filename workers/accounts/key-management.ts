@@ -3,16 +3,20 @@ import { generateApiKey, type KeyMode } from "../../schema/api-key";
 import { KEY_ID_PATTERN } from "../../schema/ids";
 import { isScope, SCOPES } from "../../schema/scopes";
 import { ApiError } from "../errors";
-import { DEFAULT_LIMITS } from "../limits/key-limits";
+import { limitsFor } from "../limits/key-limits";
 import type { AccountRow } from "../stores/accounts";
 import { getApiKey, insertApiKey, type ManagedKey, revokeApiKey, updateApiKey } from "../stores/api-keys";
 import type { Database } from "../stores/db";
 import { orMaintenance } from "./unavailable";
 
-/** The account's caps for a mode (its own, else the spec's defaults). */
-export function accountCaps(account: Pick<AccountRow, "rpmLimit" | "tpmLimit">, mode: KeyMode) {
-  const d = DEFAULT_LIMITS[mode];
-  return { rpm: account.rpmLimit ?? d.rpm, tpm: account.tpmLimit ?? d.tpm };
+/** The caps a key of `mode` may not exceed: the limiter's own rule (`limitsFor`), so the two cannot differ. */
+export function accountCaps(account: Pick<AccountRow, "id" | "rpmLimit" | "tpmLimit">, mode: KeyMode) {
+  return limitsFor({
+    keyId: "",
+    accountId: account.id,
+    mode,
+    accountLimits: { rpm: account.rpmLimit ?? undefined, tpm: account.tpmLimit ?? undefined },
+  }).account;
 }
 
 /** Scopes narrowed from all three: a non-empty list of known scopes without repeats (422). */

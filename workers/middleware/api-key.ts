@@ -2,7 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import { checkKeyShape, hashApiKey } from "../../schema/api-key";
 import type { Scope } from "../../schema/scopes";
 import { ApiError } from "../errors";
-import { stampRateLimitHeaders } from "../limits/headers";
+import { publishRateLimit, stampRateLimitHeaders } from "../limits/headers";
+import { subjectOf } from "../limits/key-limits";
 import type { KeyRecord } from "../stores/keys";
 import type { AppEnv } from "./context";
 
@@ -62,6 +63,11 @@ export function requireApiKey(): MiddlewareHandler<AppEnv> {
       throw new ApiError("account_suspended", { message: "The account is suspended." });
     }
     await next();
+    // Routes that took nothing (and decides refused before step 8) show the real counts, read not consumed.
+    if (!c.var.rateLimit) {
+      const state = await c.var.limits.current(subjectOf(record));
+      if (state) publishRateLimit(c, state);
+    }
     stampRateLimitHeaders(c);
   };
 }

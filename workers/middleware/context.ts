@@ -10,6 +10,8 @@ export interface AppVariables extends Services {
   requestId: string;
   /** The caller's valid `x-client-request-id`, echoed on every response. */
   clientRequestId: string | undefined;
+  /** A malformed `x-client-request-id` was sent (answered 400 after the route's auth). */
+  clientRequestIdMalformed: boolean;
   /** The authenticated key (set by `requireApiKey`). */
   apiKey: KeyRecord;
   /** The signed-in console caller (set by `requireSession`). */

@@ -5,6 +5,7 @@ import type { Scope } from "../../schema/scopes";
 import { requireAdminToken } from "../middleware/admin-token";
 import { requireApiKey, requireScope } from "../middleware/api-key";
 import type { AppEnv } from "../middleware/context";
+import { checkClientRequestId } from "../middleware/request-id";
 import { consoleOpen, requireSession } from "../middleware/session";
 import { errorResponses } from "./responses";
 
@@ -111,7 +112,7 @@ export function mountEndpoints(
     const method = e.route.method.toUpperCase();
     const path = honoPath(e.route.path);
     if (!e.hidden) app.openAPIRegistry.registerPath(e.route);
-    app.on([method], [path], ...authMiddleware(e.auth), e.handler);
+    app.on([method], [path], ...authMiddleware(e.auth), checkClientRequestId(), e.handler);
     declared.set(`${method} ${path}`, e.codes);
   }
   return declared;

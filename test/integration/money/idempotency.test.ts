@@ -1,4 +1,5 @@
 // Idempotency on the real stack (Redis through the Upstash bridge).
+import { decodeTime } from "ulid";
 import { describe, expect, it } from "vitest";
 import { balanceOf, credit, DECIDE_BODY, decide, seed, useMoneyEdge } from "../../support/money-harness";
 import { upstashBridge } from "../../support/stack-db";
@@ -53,6 +54,8 @@ describe("idempotency record", () => {
     expect(b.headers.get("idempotent-replayed")).toBe("true");
     expect(b.json.id).toBe(a.json.id);
     expect(b.json.created).toBe(a.json.created);
+    // 'created' is the time of the id's ULID, in seconds.
+    expect(a.json.created).toBe(Math.floor(decodeTime(String(a.json.id).slice(4)) / 1000));
     expect(b.json.usage).toEqual(a.json.usage);
     expect(b.text).toBe(a.text);
     expect(b.headers.get("x-request-id")).not.toBe(a.json.id);

@@ -108,12 +108,6 @@ describe("step 5: field references, and label and level uniqueness ignoring case
       "questions.r.levels.2",
     ],
     [
-      "levels repeated character for character",
-      (b) => (b.questions.r.levels = ["low", "low"]),
-      "invalid_levels",
-      "questions.r.levels.1",
-    ],
-    [
       "references are checked before uniqueness",
       (b) => {
         b.questions.r.levels = ["a", "A"];

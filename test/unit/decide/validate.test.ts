@@ -121,6 +121,12 @@ const CASES: Case[] = [
     "questions.r.levels",
   ],
   [
+    "levels is not 2 to 10 unique strings (an identical level, at the repeat)",
+    (b) => (b.questions.r.levels = ["low", "high", "low"]),
+    "invalid_levels",
+    "questions.r.levels.2",
+  ],
+  [
     "levels is not 2 to 10 strings (a number)",
     (b) => (b.questions.r.levels = ["low", 2]),
     "invalid_levels",

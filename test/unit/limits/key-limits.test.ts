@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { rateLimitHeaders } from "../../../workers/limits/headers";
-import { limitsFor, resetSeconds } from "../../../workers/limits/key-limits";
+import { limitsFor, waitSeconds } from "../../../workers/limits/key-limits";
 
 describe("limits ('a key may carry lower limits of its own, never above the account caps')", () => {
   const base = { keyId: "k", accountId: "a" };
@@ -31,8 +31,11 @@ describe("limits ('a key may carry lower limits of its own, never above the acco
       ratelimit: '"rpm";r=299;t=17, "tpm";r=299956;t=17',
     });
   });
-  it("reset is 1..60 seconds", () => {
-    expect(resetSeconds(60_000 * 5)).toBe(60);
-    expect(resetSeconds(60_000 * 5 + 59_500)).toBe(1);
+  it("waits and resets are whole seconds from 1 to 60 (never 0, never past the window)", () => {
+    expect(waitSeconds(0)).toBe(1);
+    expect(waitSeconds(1)).toBe(1);
+    expect(waitSeconds(1_001)).toBe(2);
+    expect(waitSeconds(59_500)).toBe(60);
+    expect(waitSeconds(120_000)).toBe(60);
   });
 });

@@ -2,6 +2,7 @@ import {
   env as cfEnv,
   createExecutionContext,
   createScheduledController,
+  runInDurableObject,
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
@@ -99,6 +100,11 @@ describe("refunds the ledger could not take (billing rule: a failed call is not 
     const flushed = () =>
       getSql(env).query("SELECT 1 FROM ledger_journal WHERE kind = 'debit' AND ref = 'req_ri_4'");
     await vi.waitFor(async () => expect(await flushed()).toHaveLength(1), { timeout: 10_000, interval: 100 });
+    // …and no alarm is left armed (a flush retried under load would otherwise apply the intent first).
+    await vi.waitFor(
+      async () => expect(await runInDurableObject(stub, (_l, state) => state.storage.getAlarm())).toBeNull(),
+      { timeout: 15_000, interval: 100 },
+    );
     await recordRefundIntent(env, id, "req_ri_4");
     await recordRefundIntent(env, id, "req_ri_young"); // not debited; too young to make the sweep visit alone
     await getSql(env).query(

@@ -154,6 +154,15 @@ describe("idempotency-key: 1 to 255 printable ASCII (0x21–0x7E) → else 400 i
     await expectError(res, 400, "invalid_header", "idempotency-key");
   });
 
+  it("identical levels are 422 invalid_levels by the schema precedence, before the model lookup (404)", async () => {
+    const body = JSON.stringify({
+      model: "svc-9.9.9",
+      state: "s",
+      questions: { r: { type: "rate", instructions: "How?", levels: ["low", "low"] } },
+    });
+    await expectError(await decide(body), 422, "invalid_levels", "questions.r.levels.1");
+  });
+
   it("255 printable characters pass", async () => {
     await expectPastFrontDoor(await decide(VALID_DECIDE, { ...JSON_CT, "idempotency-key": "~".repeat(255) }));
   });

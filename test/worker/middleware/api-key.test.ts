@@ -19,12 +19,14 @@ beforeAll(async () => {
       { mode: "live", expiresAt: new Date(Date.now() - HOUR) },
       { mode: "live", expiresAt: new Date(Date.now() + 24 * HOUR), rpmLimit: 10, tpmLimit: 500_000 },
       { mode: "test" },
+      { mode: "test", rpmLimit: 300, tpmLimit: 300_000 },
+      { mode: "test", rpmLimit: 5, tpmLimit: 1_000 },
     ],
     rpmLimit: 20,
     tpmLimit: 100_000,
   });
   const suspended = await seed({ status: "suspended", keys: [{ mode: "live" }] });
-  const [live, narrow, revoked, expired, limited, test] = a.keys;
+  const [live, narrow, revoked, expired, limited, test, testHigh, testLow] = a.keys;
   accountId = a.accountId;
   liveKeyId = live!.id;
   livePrefix = live!.prefix;
@@ -35,6 +37,8 @@ beforeAll(async () => {
     expired: expired!.secret,
     limited: limited!.secret,
     test: test!.secret,
+    testHigh: testHigh!.secret,
+    testLow: testLow!.secret,
     suspended: suspended.keys[0]!.secret,
   };
 });
@@ -131,7 +135,9 @@ describe("ratelimit-policy / ratelimit on every authenticated API response", () 
   it.each([
     ["live key, account caps 20 rpm / 100k tpm", "live", 20, 100_000],
     ["key's own limits capped by the account (10 rpm; 500k tpm → 100k)", "limited", 10, 100_000],
-    ["test key under the same account caps", "test", 20, 100_000],
+    ["test key: the spec's 30 rpm / 40,000 tpm whatever the account's live caps", "test", 30, 40_000],
+    ["test key whose own limits are higher than the test limits → the test limits", "testHigh", 30, 40_000],
+    ["test key whose own limits are lower → its own", "testLow", 5, 1_000],
   ])("%s", async (_n, which, rpm, tpm) => {
     for (const res of [
       await call("GET", "/v1/key", { headers: bearer(keys[which]!) }),
@@ -150,6 +156,19 @@ describe("ratelimit-policy / ratelimit on every authenticated API response", () 
       expect(Number(current![2])).toBeLessThanOrEqual(60);
       expect(Number(current![3])).toBeLessThanOrEqual(tpm);
     }
+  });
+
+  it("'ratelimit' tells the truth on routes that take nothing: key, models, balance and a refused decide read the real counts", async () => {
+    const a = await seed({ keys: [{ mode: "test" }] });
+    const k = a.keys[0]!.secret;
+    const valid = { headers: { ...bearer(k), "content-type": "application/json" }, body: VALID_DECIDE };
+    for (let i = 0; i < 3; i++) expect((await call("POST", "/v1/decide", valid)).status).toBe(503); // admitted, no GPU here
+    const remaining = async (res: Response) => Number(CURRENT.exec(res.headers.get("ratelimit") ?? "")?.[1]);
+    expect(await remaining(await call("GET", "/v1/key", { headers: bearer(k) }))).toBe(27);
+    expect(await remaining(await call("GET", "/v1/models", { headers: bearer(k) }))).toBe(27);
+    const refused = await call("POST", "/v1/decide", { ...valid, body: "{}" });
+    expect(refused.status).toBe(422);
+    expect(await remaining(refused)).toBe(27);
   });
 
   it("an unauthenticated 401 carries no rate-limit headers", async () => {

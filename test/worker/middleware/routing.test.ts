@@ -89,6 +89,24 @@ describe("x-client-request-id: 1 to 128 printable ASCII, no spaces; echoed on ev
     expect(res.headers.get("x-request-id")).toMatch(ULID_ID);
   });
 
+  it("'Malformed gives 400 invalid_header' only after authentication (401) and scope (403), before the body size (413)", async () => {
+    const bad = { "x-client-request-id": "a b" };
+    await expectError(await call("GET", "/v1/key", { headers: bad }), 401, "missing_api_key");
+    const noDecide = (await seed({ keys: [{ mode: "live", scopes: ["usage:read"] }] })).keys[0]!.secret;
+    await expectError(
+      await call("POST", "/v1/decide", { headers: { ...bearer(noDecide), ...bad }, body: "{}" }),
+      403,
+      "insufficient_scope",
+    );
+    const huge = "x".repeat(300 * 1024);
+    const res = await call("POST", "/v1/decide", {
+      headers: { ...bearer(live), ...bad, "content-type": "application/json" },
+      body: huge,
+    });
+    await expectError(res, 400, "invalid_header", "x-client-request-id");
+    await expectError(await call("GET", "/v1/nowhere", { headers: bad }), 404, "route_not_found");
+  });
+
   it("128 characters is accepted", async () => {
     const res = await call("GET", "/v1/key", {
       headers: { ...bearer(live), "x-client-request-id": "z".repeat(128) },

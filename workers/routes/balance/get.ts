@@ -3,8 +3,6 @@ import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
 import { euroString, UNIT_PRICE_MICRO_CENTS } from "../../billing/pricing";
 import { ApiError } from "../../errors";
 import type { BalanceView } from "../../ledger/types";
-import { publishRateLimit } from "../../limits/headers";
-import { subjectOf } from "../../limits/key-limits";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 
@@ -60,18 +58,12 @@ export const getBalance = endpoint(
   },
   async function getBalanceHandler(c) {
     const key = c.var.apiKey;
-    const [view, limits] = await Promise.all([
-      c.var
-        .ledger(key.accountId)
-        .balance()
-        .catch(() => {
-          throw new ApiError("billing_unavailable", {
-            message: "Billing is temporarily unavailable.",
-          });
-        }),
-      c.var.limits.current(subjectOf(key)),
-    ]);
-    if (limits) publishRateLimit(c, limits);
+    const view = await c.var
+      .ledger(key.accountId)
+      .balance()
+      .catch(() => {
+        throw new ApiError("billing_unavailable", { message: "Billing is temporarily unavailable." });
+      });
     return c.json(balanceObject(key.accountId, view), 200);
   },
 );
