@@ -1,9 +1,14 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ACCOUNT_ID_PATTERN } from "../../../../schema/ids";
+import { createApp } from "../../../../workers/app";
+import { httpEmailSender } from "../../../../workers/clients/email";
+import type { Env } from "../../../../workers/env";
+import { buildServices } from "../../../../workers/services";
 import { getSql } from "../../../../workers/stores/db";
 import {
   consoleCall,
+  consoleEnv,
   lastCode,
   newEmail,
   randomIp,
@@ -164,5 +169,31 @@ describe("e-mail code sign-in (createSession)", () => {
       "unsupported_media_type",
       "content-type",
     );
+  });
+});
+
+describe("e-mail provider unavailable", () => {
+  const post = (app: ReturnType<typeof createApp>, env: Env) =>
+    app.request(
+      "https://svc.test/v1/console/auth/codes",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "cf-connecting-ip": randomIp() },
+        body: JSON.stringify({ email: newEmail("down") }),
+      },
+      env,
+    );
+
+  it("not configured, or the API refuses → 503 maintenance with retry-after", async () => {
+    const unconfigured = { ...consoleEnv, EMAIL_API_KEY: undefined };
+    const res = await post(createApp(), unconfigured);
+    await expectError(res, 503, "maintenance");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    const refusing = createApp((e) => ({
+      ...buildServices(e),
+      email: httpEmailSender(e, async () => new Response('{"message":"nope"}', { status: 500 })),
+    }));
+    await expectError(await post(refusing, { ...consoleEnv }), 503, "maintenance");
   });
 });
