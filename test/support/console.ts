@@ -136,6 +136,3 @@ export async function signIn(
   const body = (await res.json()) as { csrf_token: string; account_id: string };
   return { cookie: sessionCookie(res), csrf: body.csrf_token, accountId: body.account_id, email };
 }
-
-/** Runs SQL on the test stack's Postgres from the worker tier. */
-export { sqlQuery } from "./seed";

@@ -33,20 +33,3 @@ export async function deleteExpiredContentLogs(db: Database): Promise<number> {
 export async function deleteAccountContentLogs(db: Database, accountId: string): Promise<void> {
   await db.sql().query("DELETE FROM content_logs WHERE account_id = $1", [accountId]);
 }
-
-/** An account's entries, newest first (operator / tests; the console shows none yet). */
-export async function listContentLogs(
-  db: Database,
-  accountId: string,
-): Promise<Array<{ requestId: string; deleteAfter: number }>> {
-  const rows = (await db
-    .sql()
-    .query(
-      "SELECT request_id, delete_after FROM content_logs WHERE account_id = $1 ORDER BY created_at DESC",
-      [accountId],
-    )) as Record<string, unknown>[];
-  return rows.map((r) => ({
-    requestId: String(r.request_id),
-    deleteAfter: new Date(String(r.delete_after)).getTime(),
-  }));
-}
