@@ -9,17 +9,15 @@ import { stack, useStackNeon } from "./stack-db";
 
 /** PGlite always; the machine's PostgreSQL too when REAL_DATABASE_URL names it (races need a real server). */
 export function usageTargets(): Array<{ name: string; env: () => Promise<DbEnv> }> {
-  const at = (url: () => string) => async (): Promise<DbEnv> => {
+  const at = (url?: string) => async (): Promise<DbEnv> => {
     const s = stack();
-    const DATABASE_URL = url();
+    const stackUrl = useStackNeon(); // configures the process-wide Neon driver for the stack's bridge
+    const DATABASE_URL = url ?? stackUrl;
     await withNodeClient(DATABASE_URL, { wsProxy: s.NEON_WS_PROXY }, (q) => applyMigrations(q));
     return { DATABASE_URL, NEON_WS_PROXY: s.NEON_WS_PROXY, NEON_HTTP_ENDPOINT: s.NEON_HTTP_ENDPOINT };
   };
   const real = process.env.REAL_DATABASE_URL;
-  return [
-    { name: "PGlite", env: at(() => useStackNeon()) },
-    ...(real ? [{ name: "PostgreSQL server", env: at(() => (useStackNeon(), real)) }] : []),
-  ];
+  return [{ name: "PGlite", env: at() }, ...(real ? [{ name: "PostgreSQL server", env: at(real) }] : [])];
 }
 
 /** A successful live GPU call of `tokens` tokens at `at`, with overrides. */
