@@ -44,7 +44,7 @@ try {
   const account = `acc_${ulid()}`;
 
   // 1. Raw events, in time order as production appends them (5 keys, 1 in 5 a test key, 10 % fallback,
-  //    3 % errors of which 2 % before the model, 1 % replays).
+  //    3 % errors of which 2 % before the model, 1 % replays; keys, paths and outcomes vary independently).
   let t0 = performance.now();
   const chunk = 100_000;
   for (let from = 0; from < EVENTS; from += chunk) {
@@ -54,13 +54,13 @@ try {
         `INSERT INTO usage_events (request_id, account_id, key_id, mode, model, served_by, input_tokens, state_tokens,
            question_tokens, charge_micro_cents, unit_price_micro_cents, tier, status, error_code, replayed, created_at)
          SELECT 'req_b' || $2 || g, $1, 'key_b' || (g % 5), CASE WHEN g % 5 = 4 THEN 'test' ELSE 'live' END,
-                CASE WHEN g % 100 < 2 THEN NULL WHEN g % 10 = 3 THEN 'svc-fallback-1.0.0' ELSE 'svc-1.0.0' END,
-                CASE WHEN g % 100 < 3 THEN NULL WHEN g % 10 = 3 THEN 'fallback' ELSE 'gpu' END,
-                50 + g % 400, 40 + g % 400, 10, CASE WHEN g % 5 = 4 OR g % 100 < 3 OR g % 100 = 50 THEN 0 ELSE 5 * (50 + g % 400) END,
+                CASE WHEN (g / 3) % 100 < 2 THEN NULL WHEN (g / 7) % 10 = 3 THEN 'svc-fallback-1.0.0' ELSE 'svc-1.0.0' END,
+                CASE WHEN (g / 3) % 100 < 3 THEN NULL WHEN (g / 7) % 10 = 3 THEN 'fallback' ELSE 'gpu' END,
+                50 + g % 400, 40 + g % 400, 10, CASE WHEN g % 5 = 4 OR (g / 3) % 100 < 3 OR (g / 11) % 100 = 50 THEN 0 ELSE 5 * (50 + g % 400) END,
                 CASE WHEN g % 5 = 4 THEN 0 ELSE 5 END, CASE WHEN g % 5 = 4 THEN 'test' ELSE 't1' END,
-                CASE WHEN g % 100 < 2 THEN 422 WHEN g % 100 < 3 THEN 429 ELSE 200 END,
-                CASE WHEN g % 100 < 2 THEN 'invalid_value' WHEN g % 100 < 3 THEN 'requests_per_minute' END,
-                g % 100 = 50, to_timestamp(($3::bigint + (g::bigint * $4::bigint) / $5::bigint) / 1000.0)
+                CASE WHEN (g / 3) % 100 < 2 THEN 422 WHEN (g / 3) % 100 < 3 THEN 429 ELSE 200 END,
+                CASE WHEN (g / 3) % 100 < 2 THEN 'invalid_value' WHEN (g / 3) % 100 < 3 THEN 'requests_per_minute' END,
+                (g / 11) % 100 = 50, to_timestamp(($3::bigint + (g::bigint * $4::bigint) / $5::bigint) / 1000.0)
            FROM generate_series($6::int, $7::int) g`,
         [account, account.slice(-10), first, now - first - 1, EVENTS, from, to],
       ),

@@ -3,6 +3,7 @@
  * and their founding-round seat totals: Postgres holds only who holds a seat (`seats_taken`).
  */
 import { CURRENCIES, type Currency } from "./currencies";
+import type { PlanList, PlanObject, PlanPrice, TopUpPack } from "./plan-list";
 import {
   effectiveUnitPriceMicroCents,
   localPriceMinor,
@@ -45,12 +46,6 @@ export const REFERENCE_RATES: Readonly<Record<Currency, ReferenceRate>> = {
 /** Top-up credits sold as packs, in euro cents (each a valid `amount_cents` of the checkout route). */
 export const TOP_UP_CREDITS_CENTS: readonly number[] = [1_000, 2_500, 10_000, 50_000];
 
-/** Price of a plan or pack in one currency (spec: PlanPrice), minor units excluding VAT. */
-export interface PlanPrice {
-  price_cents: number;
-  reset_price_cents: number;
-}
-
 /** A plan with everything the catalogue derives (no seat counts: those come from Postgres). */
 export interface PlanTerms extends PlanDefinition {
   monthly_included_tokens: number;
@@ -58,12 +53,6 @@ export interface PlanTerms extends PlanDefinition {
   effective_unit_price_micro_cents: number;
   reset_price_cents: number;
   prices: Record<Currency, PlanPrice>;
-}
-
-/** A top-up pack (spec: Top-up pack). */
-export interface TopUpPack {
-  credit_cents: number;
-  prices: Record<Currency, number>;
 }
 
 /** A EUR amount in every checkout currency (EUR itself unchanged). */
@@ -116,30 +105,6 @@ export interface SeatState {
 export function seatState(seatsTotal: number | null, seatsTaken: number): SeatState {
   const left = seatsTotal === null ? null : Math.max(0, seatsTotal - seatsTaken);
   return { seats_total: seatsTotal, seats_taken: seatsTaken, seats_left: left, available: left !== 0 };
-}
-
-/** A Plan object of GET /v1/plans (spec: Plan). */
-export interface PlanObject extends SeatState {
-  id: string;
-  object: "plan";
-  name: string;
-  price_cents: number;
-  currency: "EUR";
-  interval: "month";
-  included_multiple: number;
-  week_allowance_tokens: number;
-  effective_unit_price_micro_cents: number;
-  reset_price_cents: number;
-  prices: Record<Currency, PlanPrice>;
-}
-
-/** GET /v1/plans, 200 (spec: Plan list). */
-export interface PlanList {
-  object: "list";
-  standard_unit_price_micro_cents: number;
-  data: PlanObject[];
-  currencies: Currency[];
-  top_up_packs: TopUpPack[];
 }
 
 /** The plan list body, given the seats held per plan id (a plan missing from the map has none taken). */

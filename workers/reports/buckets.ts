@@ -1,4 +1,4 @@
-import type { Granularity } from "../stores/usage-reports";
+import type { Granularity } from "../../schema/usage";
 
 /** Milliseconds in a UTC day (UTC has no daylight-saving shifts). */
 export const DAY_MS = 86_400_000;

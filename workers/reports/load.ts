@@ -1,8 +1,9 @@
+import type { UsageReport, UsageSeries } from "../../schema/usage";
 import { ApiError } from "../errors";
 import type { DbEnv } from "../stores/db";
 import { accountHasKey, sumUsage } from "../stores/usage-reports";
 import type { UsageReportParams, UsageSeriesParams } from "./params";
-import { shapeUsageReport, shapeUsageSeries, type UsageReport, type UsageSeries } from "./shape";
+import { shapeUsageReport, shapeUsageSeries } from "./shape";
 
 /**
  * GET /v1/usage's body for an account: per key, every bucket of the range. A well-formed `key_id` of no key

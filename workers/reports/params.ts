@@ -1,5 +1,5 @@
+import { Granularity, UsageGroupBy } from "../../schema/usage";
 import { ApiError } from "../errors";
-import type { Granularity, UsageGroupBy } from "../stores/usage-reports";
 import { DAY_MS, formatUtcDate, parseUtcDate } from "./buckets";
 
 /** Longest range per granularity, in days (spec Limits: 93 days by day, 7 days by hour). */
@@ -25,8 +25,6 @@ export interface UsageSeriesParams extends UsageRange {
   groupBy: UsageGroupBy;
 }
 
-const GRANULARITIES: readonly Granularity[] = ["day", "hour"];
-const GROUP_BYS: readonly UsageGroupBy[] = ["none", "key", "model", "served_by"];
 const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 const invalid = (param: string, message: string) => new ApiError("invalid_value", { param, message });
@@ -95,7 +93,7 @@ export function parseUsageReportParams(query: URLSearchParams, nowMs = Date.now(
   const startMs = dateParam("start", q.get("start")!);
   const endText = q.get("end");
   const endMs = endText === undefined ? undefined : dateParam("end", endText);
-  const granularity = oneOf("granularity", q.get("granularity"), GRANULARITIES, "day");
+  const granularity = oneOf("granularity", q.get("granularity"), Granularity.options, "day");
   const keyId = q.get("key_id") ?? null;
   if (keyId !== null && !KEY_ID.test(keyId)) throw invalid("key_id", "`key_id` is not a key id.");
   const range = checkedRange(startMs, endMs ?? defaultUsageEnd(startMs, granularity, nowMs), granularity);
@@ -110,7 +108,7 @@ export function parseUsageSeriesParams(query: URLSearchParams): UsageSeriesParam
   const q = readQuery(query, ["start", "end", "granularity", "group_by"], ["start", "end"]);
   const startMs = dateParam("start", q.get("start")!);
   const endMs = dateParam("end", q.get("end")!);
-  const granularity = oneOf("granularity", q.get("granularity"), GRANULARITIES, "day");
-  const groupBy = oneOf("group_by", q.get("group_by"), GROUP_BYS, "none");
+  const granularity = oneOf("granularity", q.get("granularity"), Granularity.options, "day");
+  const groupBy = oneOf("group_by", q.get("group_by"), UsageGroupBy.options, "none");
   return { ...checkedRange(startMs, endMs, granularity), groupBy };
 }

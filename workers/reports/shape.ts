@@ -1,47 +1,7 @@
-import type { Granularity, UsageBucketRow, UsageCounts, UsageGroupBy } from "../stores/usage-reports";
+import type { KeyUsage, UsagePoint, UsageReport, UsageSeries } from "../../schema/usage";
+import type { UsageBucketRow, UsageCounts } from "../stores/usage-reports";
 import { bucketStarts, bucketWidthMs, formatUtcDateTime } from "./buckets";
 import type { UsageRange, UsageReportParams, UsageSeriesParams } from "./params";
-
-/** One bucket (spec: Usage series `points[]`); empty buckets carry zeros. */
-export interface UsagePoint extends UsageCounts {
-  /** Bucket bounds, RFC 3339 UTC date-times. */
-  start: string;
-  end: string;
-}
-
-/** One group's buckets (spec: `series[]`). */
-export interface UsageSeriesEntry {
-  group: string | null;
-  points: UsagePoint[];
-}
-
-/** GET /v1/console/usage/series, 200 (spec: Usage series). */
-export interface UsageSeries {
-  object: "usage_series";
-  start: string;
-  end: string;
-  granularity: Granularity;
-  group_by: UsageGroupBy;
-  series: UsageSeriesEntry[];
-}
-
-/** One key's buckets in GET /v1/usage. */
-export interface KeyUsage {
-  object: "key_usage";
-  key_id: string;
-  points: UsagePoint[];
-}
-
-/** GET /v1/usage, 200 (the spec leaves the body to us: docs/decisions.md, "Usage reports"). */
-export interface UsageReport {
-  object: "usage";
-  start: string;
-  end: string;
-  granularity: Granularity;
-  /** The `key_id` filter, or null for every key. */
-  key_id: string | null;
-  data: KeyUsage[];
-}
 
 const ZERO: UsageCounts = {
   requests: 0,

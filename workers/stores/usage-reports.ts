@@ -1,10 +1,5 @@
+import type { Granularity, UsageGroupBy } from "../../schema/usage";
 import { type DbEnv, getSql } from "./db";
-
-/** Bucket width of a usage report. */
-export type Granularity = "day" | "hour";
-
-/** What a usage series is split by (`none`: one series for the whole account). */
-export type UsageGroupBy = "none" | "key" | "model" | "served_by";
 
 /** One report question: an account's roll-ups in [startMs, endMs), bucketed and grouped. */
 export interface UsageQuery {

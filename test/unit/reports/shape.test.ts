@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { UsageReport, UsageSeries } from "../../../schema/usage";
 import { parseUsageReportParams, parseUsageSeriesParams } from "../../../workers/reports/params";
 import { shapeUsageReport, shapeUsageSeries } from "../../../workers/reports/shape";
 import type { UsageBucketRow } from "../../../workers/stores/usage-reports";
@@ -99,6 +100,7 @@ describe("usage series shaping", () => {
           }
           const rows = [...seen.values()];
           const body = shapeUsageSeries(p, rows);
+          expect(UsageSeries.parse(body)).toEqual(body); // the wire schema, no field more or less
           for (const s of body.series) {
             expect(s.points.length).toBe((days * D) / width);
             expect(s.points[0]!.start).toBe(`${start}T00:00:00Z`);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CURRENCIES, currencyForCountry } from "../../../schema/currencies";
+import { PlanList } from "../../../schema/plan-list";
 import {
   effectiveUnitPriceMicroCents,
   localPriceMinor,
@@ -171,6 +172,7 @@ describe("seats and the plan list", () => {
 
   it("the body has the spec's fields and the seat counts it was given", () => {
     const body = planList({ hot: 300, fierce: 7 });
+    expect(PlanList.parse(body)).toEqual(body); // the wire schema, no field more or less
     expect(Object.keys(body)).toEqual([
       "object",
       "standard_unit_price_micro_cents",
