@@ -130,6 +130,7 @@ describe("usage report shaping", () => {
       granularity: "day",
       key_id: null,
     });
+    expect(UsageReport.parse(body)).toEqual(body); // the wire schema, no field more or less
     expect(body.data.map((d) => [d.object, d.key_id, d.points.map((x) => x.requests)])).toEqual([
       ["key_usage", "key_A", [1, 0]],
       ["key_usage", "key_B", [0, 1]],
