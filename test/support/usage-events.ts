@@ -186,3 +186,21 @@ export async function runSql(
     async (q) => (await q(sql, params)).rows,
   );
 }
+
+/** Daily roll-up rows of the account that differ from the sum of its hourly rows (0 when they agree). */
+export async function dailyDrift(env: DbEnv, accountId: string): Promise<number> {
+  const [row] = await runSql(
+    env,
+    `WITH h AS (SELECT date_trunc('day', hour, 'UTC') AS day, key_id, model, served_by, sum(requests) AS a,
+                       sum(input_tokens) AS b, sum(charge_micro_cents) AS c, sum(gpu_requests) AS d,
+                       sum(fallback_requests) AS e, sum(error_requests) AS f, sum(replays) AS g
+                  FROM usage_hourly WHERE account_id = $1 GROUP BY 1, 2, 3, 4),
+          d AS (SELECT day, key_id, model, served_by, requests AS a, input_tokens AS b, charge_micro_cents AS c,
+                       gpu_requests AS d, fallback_requests AS e, error_requests AS f, replays AS g
+                  FROM usage_daily WHERE account_id = $1)
+     SELECT ((SELECT count(*) FROM (SELECT * FROM h EXCEPT SELECT * FROM d) x)
+           + (SELECT count(*) FROM (SELECT * FROM d EXCEPT SELECT * FROM h) y))::int AS n`,
+    [accountId],
+  );
+  return Number(row!.n);
+}

@@ -1,5 +1,6 @@
 import type { Granularity, UsageGroupBy } from "../../schema/usage";
 import { type DbEnv, getSql } from "./db";
+import { DAILY, HOURLY } from "./usage-rollup-sql";
 
 /** One report question: an account's roll-ups in [startMs, endMs), bucketed and grouped. */
 export interface UsageQuery {
@@ -24,7 +25,7 @@ export interface UsageCounts {
   error_requests: number;
 }
 
-/** One non-empty bucket of one group, as summed from the hourly roll-ups. */
+/** One non-empty bucket of one group, as summed from the roll-ups. */
 export interface UsageBucketRow extends UsageCounts {
   /** Bucket start, epoch ms (UTC). */
   bucketMs: number;
@@ -55,17 +56,17 @@ function toSafeInt(v: unknown, name: string): number {
 }
 
 /**
- * Sums the hourly roll-ups of the query's account and range into UTC buckets per group. Only buckets with a
+ * Sums the daily or hourly roll-ups of the query's account and range into UTC buckets per group. Only buckets with a
  * roll-up row come back (ordered by group, then bucket); filling the empty ones is the shaper's job.
  */
 export async function sumUsage(env: DbEnv, q: UsageQuery): Promise<UsageBucketRow[]> {
-  const bucket = q.granularity === "day" ? "date_trunc('day', hour, 'UTC')" : "hour";
+  const t = q.granularity === "day" ? DAILY : HOURLY;
   const group = GROUP_COLUMN[q.groupBy];
   const sums = COUNTS.map((c) => `sum(${c})::text AS ${c}`).join(", ");
   const rows = (await getSql(env).query(
-    `SELECT ${bucket} AS bucket, ${group} AS grp, ${sums}
-       FROM usage_hourly
-      WHERE account_id = $1 AND hour >= $2 AND hour < $3 AND ($4::text IS NULL OR key_id = $4)
+    `SELECT ${t.bucket} AS bucket, ${group} AS grp, ${sums}
+       FROM ${t.name}
+      WHERE account_id = $1 AND ${t.bucket} >= $2 AND ${t.bucket} < $3 AND ($4::text IS NULL OR key_id = $4)
       GROUP BY 1, 2
       ORDER BY 2, 1`,
     [q.accountId, new Date(q.startMs).toISOString(), new Date(q.endMs).toISOString(), q.keyId ?? null],

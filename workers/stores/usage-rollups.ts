@@ -1,6 +1,16 @@
 import { type DbEnv, getSql, withTransaction } from "./db";
+import {
+  conflictKey,
+  DAILY,
+  dayOf,
+  HOURLY,
+  overwriteDiffering,
+  ROLLUP_COUNTS,
+  type RollupTable,
+  sumCounts,
+} from "./usage-rollup-sql";
 
-/** How long raw usage events are kept (the hourly roll-ups are kept for the account's life). */
+/** How long raw usage events are kept (the roll-ups are kept for the account's life). */
 export const USAGE_EVENT_RETENTION_DAYS = 90;
 
 /** Hours the scheduled repair recomputes (the current one and the two before it). */
@@ -8,44 +18,43 @@ export const REPAIR_RECENT_HOURS = 3;
 
 /** What a repair found and rewrote. */
 export interface RepairResult {
-  /** Roll-up rows that were missing or differed from the raw events, now rewritten. */
+  /** Roll-up rows (hourly and daily) that were missing or differed from the raw events, now rewritten. */
   rewritten: number;
-  /** Roll-up rows with no raw event behind them, now deleted. */
+  /** Roll-up rows (hourly and daily) with no raw event behind them, now deleted. */
   deleted: number;
 }
 
-// Recomputes every roll-up row from `hour` on (optionally one account) from the raw events and overwrites
-// the ones that differ; rows no event backs are deleted. The two CTEs touch disjoint rows.
-const REPAIR = `
+// Recomputes every row of `t` from bucket $1 on (optionally one account, $2) from `source`, which yields
+// rows aliased `r` with the bucket as `b`, and overwrites the ones that differ; rows nothing backs are
+// deleted. The two modifying CTEs touch disjoint rows.
+const repairSql = (t: RollupTable, source: string, since: string) => `
   WITH fresh AS (
-    SELECT r.account_id, r.hour, r.key_id, r.model, r.served_by, sum(r.requests) AS requests,
-           sum(r.input_tokens) AS input_tokens, sum(r.charge_micro_cents) AS charge_micro_cents,
-           sum(r.gpu_requests) AS gpu_requests, sum(r.fallback_requests) AS fallback_requests,
-           sum(r.error_requests) AS error_requests, sum(r.replays) AS replays
-      FROM usage_events e, LATERAL usage_rollup_of(e) r
-     WHERE e.created_at >= $1 AND ($2::text IS NULL OR e.account_id = $2)
+    SELECT r.account_id, r.b AS ${t.bucket}, r.key_id, r.model, r.served_by, ${sumCounts}
+      FROM ${source}
+     WHERE ${since} >= $1 AND ($2::text IS NULL OR r.account_id = $2)
      GROUP BY 1, 2, 3, 4, 5
   ), del AS (
-    DELETE FROM usage_hourly h
-     WHERE h.hour >= $1 AND ($2::text IS NULL OR h.account_id = $2)
-       AND NOT EXISTS (SELECT 1 FROM fresh f WHERE (f.account_id, f.hour, f.key_id, f.model, f.served_by)
-                                                 = (h.account_id, h.hour, h.key_id, h.model, h.served_by))
+    DELETE FROM ${t.name} h
+     WHERE h.${t.bucket} >= $1 AND ($2::text IS NULL OR h.account_id = $2)
+       AND NOT EXISTS (SELECT 1 FROM fresh f WHERE (f.account_id, f.${t.bucket}, f.key_id, f.model, f.served_by)
+                                             = (h.account_id, h.${t.bucket}, h.key_id, h.model, h.served_by))
     RETURNING 1
   ), up AS (
-    INSERT INTO usage_hourly SELECT * FROM fresh
-    ON CONFLICT (account_id, hour, key_id, model, served_by) DO UPDATE SET
-      requests = EXCLUDED.requests, input_tokens = EXCLUDED.input_tokens,
-      charge_micro_cents = EXCLUDED.charge_micro_cents, gpu_requests = EXCLUDED.gpu_requests,
-      fallback_requests = EXCLUDED.fallback_requests, error_requests = EXCLUDED.error_requests,
-      replays = EXCLUDED.replays
-    WHERE (usage_hourly.requests, usage_hourly.input_tokens, usage_hourly.charge_micro_cents,
-           usage_hourly.gpu_requests, usage_hourly.fallback_requests, usage_hourly.error_requests,
-           usage_hourly.replays)
-          IS DISTINCT FROM (EXCLUDED.requests, EXCLUDED.input_tokens, EXCLUDED.charge_micro_cents,
-           EXCLUDED.gpu_requests, EXCLUDED.fallback_requests, EXCLUDED.error_requests, EXCLUDED.replays)
+    INSERT INTO ${t.name} SELECT * FROM fresh
+    ON CONFLICT ${conflictKey(t)} DO UPDATE SET ${overwriteDiffering(t)}
     RETURNING 1
   )
   SELECT (SELECT count(*) FROM up)::int AS rewritten, (SELECT count(*) FROM del)::int AS deleted`;
+
+// Hours from the raw events; days from the (just repaired) hours.
+const REPAIR_HOURS = repairSql(
+  HOURLY,
+  `(SELECT e.account_id, e.created_at, r.hour AS b, r.key_id, r.model, r.served_by,
+           ${ROLLUP_COUNTS.map((c) => `r.${c}`).join(", ")}
+      FROM usage_events e, LATERAL usage_rollup_of(e) r) r`,
+  "r.created_at",
+);
+const REPAIR_DAYS = repairSql(DAILY, `(SELECT h.*, ${dayOf("h.hour")} AS b FROM usage_hourly h) r`, "r.hour");
 
 /** Raw events before this instant are past their retention (pruned or about to be). */
 export function retentionCutoff(nowMs: number): number {
@@ -70,11 +79,13 @@ export async function repairUsageRollups(
   nowMs = Date.now(),
 ): Promise<RepairResult> {
   const since = Math.max(hourStart(sinceMs), hourStart(retentionCutoff(nowMs)) + 3_600_000);
+  const day = since - (since % 86_400_000);
   return withTransaction(env, async (client) => {
-    await client.query("LOCK TABLE usage_hourly IN SHARE ROW EXCLUSIVE MODE");
-    const { rows } = await client.query(REPAIR, [new Date(since).toISOString(), accountId]);
-    const row = rows[0] as { rewritten: number; deleted: number };
-    return { rewritten: row.rewritten, deleted: row.deleted };
+    await client.query("LOCK TABLE usage_hourly, usage_daily IN SHARE ROW EXCLUSIVE MODE");
+    const hours = await client.query(REPAIR_HOURS, [new Date(since).toISOString(), accountId]);
+    const days = await client.query(REPAIR_DAYS, [new Date(day).toISOString(), accountId]);
+    const [h, d] = [hours.rows[0], days.rows[0]] as Array<{ rewritten: number; deleted: number }>;
+    return { rewritten: h!.rewritten + d!.rewritten, deleted: h!.deleted + d!.deleted };
   });
 }
 

@@ -1,4 +1,5 @@
 import { type DbEnv, getSql } from "./db";
+import { addCounts, conflictKey, DAILY, dayOf, HOURLY, ROLLUP_COUNTS } from "./usage-rollup-sql";
 
 /** One decide call as reported by the usage routes (errors included; never content). */
 export interface UsageEvent {
@@ -21,7 +22,7 @@ export interface UsageEvent {
   at: number;
 }
 
-// The insert returns the row only when the request id is new; the roll-up adds exactly what it returned, so
+// The insert returns the row only when the request id is new; the roll-ups add exactly what it returned, so
 // a repeated or concurrent write of the same event adds nothing (migrations/0004: usage_rollup_of).
 const INSERT_AND_ROLL_UP = `
   WITH ins AS (
@@ -30,23 +31,22 @@ const INSERT_AND_ROLL_UP = `
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
     ON CONFLICT (request_id) DO NOTHING
     RETURNING *
-  ), up AS (
-    INSERT INTO usage_hourly
+  ), r AS (
     SELECT r.* FROM ins, LATERAL usage_rollup_of(ROW(ins.*)::usage_events) r
-    ON CONFLICT (account_id, hour, key_id, model, served_by) DO UPDATE SET
-      requests = usage_hourly.requests + EXCLUDED.requests,
-      input_tokens = usage_hourly.input_tokens + EXCLUDED.input_tokens,
-      charge_micro_cents = usage_hourly.charge_micro_cents + EXCLUDED.charge_micro_cents,
-      gpu_requests = usage_hourly.gpu_requests + EXCLUDED.gpu_requests,
-      fallback_requests = usage_hourly.fallback_requests + EXCLUDED.fallback_requests,
-      error_requests = usage_hourly.error_requests + EXCLUDED.error_requests,
-      replays = usage_hourly.replays + EXCLUDED.replays
+  ), up AS (
+    INSERT INTO usage_hourly SELECT * FROM r
+    ON CONFLICT ${conflictKey(HOURLY)} DO UPDATE SET ${addCounts(HOURLY)}
     RETURNING 1
+  ), up_day AS (
+    INSERT INTO usage_daily
+    SELECT r.account_id, ${dayOf("r.hour")}, r.key_id, r.model, r.served_by, ${ROLLUP_COUNTS.map((c) => `r.${c}`).join(", ")}
+      FROM r
+    ON CONFLICT ${conflictKey(DAILY)} DO UPDATE SET ${addCounts(DAILY)}
   )
   SELECT count(*)::int AS added FROM up`;
 
 /**
- * Inserts the event once and adds it to its hourly roll-up in the same statement; true when the event was
+ * Inserts the event once and adds it to its hourly and daily roll-ups in the same statement; true when the event was
  * new (a retried or concurrent write of the same request id is a no-op and answers false).
  */
 export async function recordUsageEvent(env: DbEnv, e: UsageEvent): Promise<boolean> {

@@ -4,6 +4,7 @@ import type { DbEnv } from "../../../workers/stores/db";
 import { recordUsageEvent } from "../../../workers/stores/usage";
 import { pruneUsageEvents, repairUsageRollups } from "../../../workers/stores/usage-rollups";
 import {
+  dailyDrift,
   expectedRollups,
   mixedEvents,
   readRollups,
@@ -32,6 +33,7 @@ describe.each(usageTargets())("usage roll-ups exactly once ($name)", ({ name, en
     expect(await writeAll(env, events)).toEqual(events.map(() => false));
     expect(await writeAll(env, [...events].reverse())).toEqual(events.map(() => false));
     expect(await readRollups(env, acc)).toEqual(expectedRollups(events));
+    expect(await dailyDrift(env, acc)).toBe(0);
     const [raw] = await runSql(env, "SELECT count(*)::int AS n FROM usage_events WHERE account_id = $1", [
       acc,
     ]);
@@ -48,6 +50,7 @@ describe.each(usageTargets())("usage roll-ups exactly once ($name)", ({ name, en
       expect(results.filter(Boolean)).toHaveLength(1);
     }
     expect(await readRollups(env, acc)).toEqual(expectedRollups(events));
+    expect(await dailyDrift(env, acc)).toBe(0);
   });
 
   it("the roll-up matches the raw events in SQL too (same rule in usage_rollup_of)", async () => {
@@ -78,6 +81,7 @@ describe.each(usageTargets())("usage roll-ups exactly once ($name)", ({ name, en
     expect(await recordUsageEvent(env, late)).toBe(true);
     const rows = await readRollups(env, acc);
     expect(rows).toEqual(expectedRollups([...recent, late]));
+    expect(await dailyDrift(env, acc)).toBe(0);
     expect(rows.find((r) => r.hour === new Date(t - 5 * HOUR).toISOString())).toMatchObject({
       requests: 1,
       input_tokens: 7,
@@ -128,11 +132,20 @@ describe.each(usageTargets())("usage roll-ups exactly once ($name)", ({ name, en
       "INSERT INTO usage_hourly (account_id, hour, key_id, model, served_by, requests) VALUES ($1, $2, 'key_Z', 'm', 'gpu', 9)",
       [acc, hours.at(-1)],
     );
-    // Drift in an old hour, outside the repaired range, stays.
+    // Drift in an old hour, outside the repaired range (in both tables alike), stays.
     await runSql(env, "UPDATE usage_hourly SET replays = replays + 1 WHERE account_id = $1 AND hour = $2", [
       acc,
       hours[0],
     ]);
+    await runSql(
+      env,
+      `UPDATE usage_daily d SET replays = d.replays + h.n
+         FROM (SELECT key_id, model, served_by, count(*) AS n FROM usage_hourly
+                WHERE account_id = $1 AND hour = $2 GROUP BY 1, 2, 3) h
+        WHERE d.account_id = $1 AND d.day = date_trunc('day', $2::timestamptz, 'UTC')
+          AND (d.key_id, d.model, d.served_by) = (h.key_id, h.model, h.served_by)`,
+      [acc, hours[0]],
+    );
 
     const result = await repairUsageRollups(env, new Date(hours.at(-2)!).getTime(), acc);
     expect(result.deleted).toBe(1);
@@ -141,6 +154,7 @@ describe.each(usageTargets())("usage roll-ups exactly once ($name)", ({ name, en
       r.hour === hours[0] ? { ...r, replays: r.replays + 1 } : r,
     );
     expect(await readRollups(env, acc)).toEqual(expected);
+    expect(await dailyDrift(env, acc)).toBe(0);
   });
 
   // PGlite runs one session underneath: an open transaction on one connection and statements on others
@@ -160,6 +174,7 @@ describe.each(usageTargets())("usage roll-ups exactly once ($name)", ({ name, en
       ...during.slice(8).map((e) => recordUsageEvent(env, e)),
     ]);
     expect(await readRollups(env, acc)).toEqual(expectedRollups([...before, ...during]));
+    expect(await dailyDrift(env, acc)).toBe(0);
   });
 
   it("retention: raw events past 90 days are pruned, their roll-ups stay, the repair never recounts them", async () => {
@@ -176,5 +191,6 @@ describe.each(usageTargets())("usage roll-ups exactly once ($name)", ({ name, en
     expect(left).toEqual([{ request_id: fresh.request_id }]);
     expect(await repairUsageRollups(env, 0, acc, t)).toEqual({ rewritten: 0, deleted: 0 });
     expect(await readRollups(env, acc)).toEqual(expectedRollups([old, fresh]));
+    expect(await dailyDrift(env, acc)).toBe(0);
   });
 });
