@@ -29,6 +29,7 @@ export default defineConfig({
                   STACK_CONTROL_URL: stack.STACK_CONTROL_URL,
                   ADMIN_TOKEN: "test-admin-token",
                   GPU_SIGNING_SECRET: "test-gpu-signing-secret",
+                  STRICT_ERROR_DECLARATIONS: "1",
                 },
               },
             };

@@ -2,6 +2,7 @@
  * API key format (spec: Authentication → API keys): `svc_(live|test)_` + 34 random base62 characters +
  * a 6-character base62 CRC-32 checksum over the mode prefix and the random part.
  */
+import { constantTimeEqual } from "./constant-time";
 
 /** Key mode: live keys are billed, test keys are not. */
 export type KeyMode = "live" | "test";
@@ -94,12 +95,4 @@ export function checkKeyShape(secret: string): { mode: KeyMode } | null {
   const mode = m[1] as KeyMode;
   const expected = keyChecksum(`svc_${mode}_${m[2]}`);
   return constantTimeEqual(expected, m[3]!) ? { mode } : null;
-}
-
-/** Constant-time string equality (length leak only). */
-export function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REQUEST_ID_PATTERN } from "./ids";
 import type { JsonValue } from "./json";
 
 /**
@@ -107,9 +108,11 @@ export const Usage = z.object({
   tier: z.enum(["t1", "t2", "t3", "test"]),
 });
 export type Usage = z.infer<typeof Usage>;
+/** The token counts of a validated request (step 6); the charge follows from them. */
+export type TokenCounts = Pick<Usage, "input_tokens" | "state_tokens" | "question_tokens">;
 
 export const Decision = z.object({
-  id: z.string().regex(/^req_[0-9A-HJKMNP-TV-Z]{26}$/),
+  id: z.string().regex(REQUEST_ID_PATTERN),
   object: z.literal("decision"),
   created: z.number().int(),
   model: z.string(),

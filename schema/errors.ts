@@ -24,14 +24,20 @@ export interface ErrorSpec {
   readonly status: number;
   readonly retry: RetryRule;
   readonly description: string;
+  /** `retry-after` in seconds when the raiser gives none (codes whose wait is computed have none). */
+  readonly retryAfter?: number;
 }
 
-const e = (type: ErrorType, status: number, retry: RetryRule, description: string): ErrorSpec => ({
-  type,
-  status,
-  retry,
-  description,
-});
+const e = (
+  type: ErrorType,
+  status: number,
+  retry: RetryRule,
+  description: string,
+  retryAfter?: number,
+): ErrorSpec =>
+  retryAfter === undefined
+    ? { type, status, retry, description }
+    : { type, status, retry, description, retryAfter };
 
 export const ERRORS = {
   invalid_json: e(
@@ -93,6 +99,7 @@ export const ERRORS = {
     409,
     "after_retry_after",
     "First request with that key still running.",
+    1,
   ),
   plan_sold_out: e("conflict", 409, "no", "The plan is not available."),
 
@@ -123,22 +130,29 @@ export const ERRORS = {
 
   requests_per_minute: e("rate_limited", 429, "after_retry_after", "Requests-per-minute limit exhausted."),
   tokens_per_minute: e("rate_limited", 429, "after_retry_after", "Tokens-per-minute limit exhausted."),
-  concurrency: e("rate_limited", 429, "after_retry_after", "Too many requests in flight."),
+  concurrency: e("rate_limited", 429, "after_retry_after", "Too many requests in flight.", 1),
   test_daily_quota: e("rate_limited", 429, "after_retry_after", "Free test tokens for the UTC day used up."),
   email_codes_per_hour: e("rate_limited", 429, "after_retry_after", "Too many sign-in codes asked."),
   sign_ins_per_hour: e("rate_limited", 429, "after_retry_after", "Too many identity-provider sign-ins."),
 
   internal_error: e("internal", 500, "same_idempotency_key", "Server fault; any charge refunded."),
 
-  no_capacity: e("unavailable", 503, "after_retry_after", "No GPU capacity and no allowed fallback."),
-  upstream_unavailable: e("unavailable", 503, "after_retry_after", "GPU path and fallback both failed."),
+  no_capacity: e("unavailable", 503, "after_retry_after", "No GPU capacity and no allowed fallback.", 2),
+  upstream_unavailable: e("unavailable", 503, "after_retry_after", "GPU path and fallback both failed.", 5),
   billing_unavailable: e(
     "unavailable",
     503,
     "after_retry_after",
     "Balance or idempotency store unreachable.",
+    5,
   ),
-  maintenance: e("unavailable", 503, "after_retry_after", "A dependency is in maintenance; nothing changed."),
+  maintenance: e(
+    "unavailable",
+    503,
+    "after_retry_after",
+    "A dependency is in maintenance; nothing changed.",
+    5,
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,6 +3,7 @@
  * `METHOD\nPATH\nTIMESTAMP\nSHA256(body)` with a shared secret; 60 s window; each signature is
  * accepted once (the verifier keeps a replay set). Web Crypto only, so the Worker and Node share it.
  */
+import { constantTimeEqual } from "./constant-time";
 export const SIGNATURE_HEADER = "x-svc-signature";
 export const TIMESTAMP_HEADER = "x-svc-timestamp";
 export const SIGNATURE_WINDOW_SECONDS = 60;
@@ -50,13 +51,6 @@ export async function signRequest(
     [TIMESTAMP_HEADER]: timestamp,
     [SIGNATURE_HEADER]: await hmacHex(secret, await canonical(parts, timestamp)),
   };
-}
-
-function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }
 
 export type VerifyResult =

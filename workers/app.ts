@@ -1,35 +1,43 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./middleware/context";
 import { envCheck } from "./middleware/env-check";
-import { onError } from "./middleware/error-handler";
+import { errorHandler } from "./middleware/error-handler";
 import { requestId } from "./middleware/request-id";
-import { routePolicy } from "./middleware/route-policy";
 import { routeNotFound } from "./middleware/routing";
-import { balanceRoutes } from "./routes/balance/get";
-import { postDecide } from "./routes/decide/post";
-import { internalLedgerRoutes } from "./routes/internal/ledger-credit";
-import { keyRoutes } from "./routes/key/get";
-import { modelsRoutes } from "./routes/models/list";
+import { getBalance } from "./routes/balance/get";
+import { decide } from "./routes/decide/post";
+import { mountEndpoints } from "./routes/define";
+import { creditLedger } from "./routes/internal/ledger-credit";
+import { getKey } from "./routes/key/get";
+import { listModels } from "./routes/models/list";
+import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
+import { provideServices, type ServicesFactory } from "./services";
 
 /**
  * The edge application. Every request: request id (+ `x-client-request-id` check), the Worker's variables
- * (checked once per env; a misconfigured Worker answers 500), then the matched route's
- * policy (auth 401 → scope 403, see middleware/route-policy.ts), then the route. Unknown routes → 404,
- * known paths with another method → 405 with `allow` (derived from the routes below), errors → one envelope.
+ * (checked once per env; a misconfigured Worker answers 500), the services on the context, then the matched
+ * route's own auth (declared on the route: 401 → 403) and handler. Unknown routes → 404, known paths with
+ * another method → 405 with `allow` (both derived from the router), errors → one envelope.
  */
-export const app = new OpenAPIHono<AppEnv>();
+export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  app.use("*", requestId());
+  app.use("*", envCheck());
+  app.use("*", provideServices(services));
+  app.get("/livez", (c) => c.text("ok"));
+  registerSecuritySchemes(app);
+  const declared = mountEndpoints(app, [
+    decide,
+    listModels,
+    getKey,
+    getBalance,
+    creditLedger,
+    openApiDocument(app),
+  ]);
+  app.onError(errorHandler(declared));
+  app.notFound(routeNotFound(app));
+  return app;
+}
 
-app.use("*", requestId());
-app.use("*", envCheck());
-app.use("/v1/*", routePolicy());
-app.onError(onError);
-app.notFound(routeNotFound(app));
-
-// ---- routes (one line per resource; auth/scope come from ROUTE_POLICIES, not from here) ----
-app.get("/livez", (c) => c.text("ok"));
-app.post("/v1/decide", postDecide);
-app.route("/", keyRoutes);
-app.route("/", modelsRoutes);
-app.route("/", balanceRoutes);
-app.route("/", internalLedgerRoutes);
-// ---- end of routes ----
+/** The app with the real services. */
+export const app = createApp();

@@ -24,4 +24,6 @@ export interface Env {
   FALLBACK_DEPLOYMENT?: string;
   /** Operator token for /internal/* routes (ledger credit); compared as SHA-256 in constant time. */
   ADMIN_TOKEN?: string;
+  /** Test tiers only: "1" answers 500 when a route raises an error code its declaration does not list. */
+  STRICT_ERROR_DECLARATIONS?: string;
 }

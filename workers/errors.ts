@@ -1,4 +1,4 @@
-import { ERRORS, type ErrorCode } from "../schema/errors";
+import { ERRORS, type ErrorCode, type ErrorSpec } from "../schema/errors";
 
 export interface ApiErrorOptions {
   /** Dotted path into the body, a query or header name, or (for `duplicate_key`) a JSON pointer. */
@@ -12,18 +12,21 @@ export interface ApiErrorOptions {
   headers?: Record<string, string>;
 }
 
-/** A typed error that the app's one `onError` renders as the spec's envelope. */
+/** A typed error that the app's one `onError` renders as the spec's envelope (status, type from the catalogue). */
 export class ApiError extends Error {
   readonly status: number;
   readonly type: string;
+  readonly options: ApiErrorOptions;
 
   constructor(
     readonly code: ErrorCode,
-    readonly options: ApiErrorOptions = {},
+    options: ApiErrorOptions = {},
   ) {
-    super(options.message ?? ERRORS[code].description);
-    this.status = ERRORS[code].status;
-    this.type = ERRORS[code].type;
+    const spec: ErrorSpec = ERRORS[code];
+    super(options.message ?? spec.description);
+    this.status = spec.status;
+    this.type = spec.type;
+    this.options = { ...options, retryAfter: options.retryAfter ?? spec.retryAfter };
   }
 }
 

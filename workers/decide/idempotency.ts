@@ -1,14 +1,13 @@
 import { requestFingerprint, sha256Hex } from "../../schema/canonical-json";
 import type { JsonValue } from "../../schema/json";
-import type { Env } from "../env";
 import { ApiError } from "../errors";
-import {
-  beginRecord,
-  type IdempotencyRecord,
-  type OriginalResult,
-  updateRecord,
+import type {
+  BeginOutcome,
+  IdempotencyRecord,
+  IdempotencyStore,
+  OriginalResult,
 } from "../stores/idempotency";
-import { StoreUnavailableError, withRedis } from "../stores/redis";
+import { StoreUnavailableError } from "../stores/redis";
 
 /** The open record of a keyed call; every exit path calls exactly one of its methods. */
 export interface IdempotencyHandle {
@@ -31,7 +30,7 @@ export type IdempotencyStep =
  * Redis unreachable → 503 `billing_unavailable`.
  */
 export async function idempotencyStep(
-  env: Env,
+  store: IdempotencyStore,
   keyId: string,
   idempotencyKey: string | null | undefined,
   body: JsonValue,
@@ -49,22 +48,21 @@ export async function idempotencyStep(
     created_at: now,
     updated_at: now,
   };
-  let begun: Awaited<ReturnType<typeof beginRecord>>;
+  let begun: BeginOutcome;
   try {
-    begun = await withRedis(env, (r) => beginRecord(r, record));
+    begun = await store.begin(record);
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw new ApiError("billing_unavailable", { retryAfter: 5 });
+    if (err instanceof StoreUnavailableError) throw new ApiError("billing_unavailable");
     throw err;
   }
-  if (begun.kind === "running")
-    throw new ApiError("idempotency_in_progress", { retryAfter: 1, param: "idempotency-key" });
+  if (begun.kind === "running") throw new ApiError("idempotency_in_progress", { param: "idempotency-key" });
   if (begun.kind === "reused") throw new ApiError("idempotency_key_reused", { param: "idempotency-key" });
   if (begun.kind === "replay") {
     if (!begun.record.result) throw new ApiError("internal_error");
     return { kind: "replay", original: begun.record.result };
   }
   const update = (next: IdempotencyRecord | null) =>
-    withRedis(env, (r) => updateRecord(r, keyId, keyHash, requestId, next)).catch((err) => {
+    store.update(keyId, keyHash, requestId, next).catch((err) => {
       // The record then expires or its running lease lapses; the caller's answer stands.
       console.error("idempotency update failed", err instanceof Error ? err.message : err);
       return false;

@@ -1,4 +1,4 @@
-import type { ValidatedDecide } from "../../schema/decide";
+import type { TokenCounts, ValidatedDecide } from "../../schema/decide";
 import { MAX_ALL_QUESTIONS_TOKENS, type ModelLimits } from "../../schema/models";
 import { renderQuestion, renderState } from "../../schema/render";
 import { countTokens } from "../../schema/tokenizer";
@@ -6,13 +6,6 @@ import { ApiError } from "../errors";
 
 /** Token counter of the model family's pinned tokenizer (special tokens off). */
 export type CountTokens = (text: string) => number;
-
-/** The billed token counts; the charge is `input_tokens × unit price`, known before dispatch. */
-export interface TokenCounts {
-  state_tokens: number;
-  question_tokens: number;
-  input_tokens: number;
-}
 
 /**
  * Step 6: render, count and enforce the token limits, in this order (first failure wins):

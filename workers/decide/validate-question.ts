@@ -176,6 +176,7 @@ function checkLevels(v: JsonValue, path: string, issues: Issues): string[] {
     }
     const n = codePoints(level);
     if (n < 1 || n > FIELD_LIMITS.levelChars) issues.add("invalid_levels", p, message);
+    else if (levels.includes(level)) issues.add("invalid_levels", p, message);
     else if (hasOuterWhitespace(level))
       issues.add("invalid_value", p, "A level must not start or end with whitespace.");
     levels.push(level);

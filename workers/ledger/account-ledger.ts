@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
+import { monthOf, weekOf } from "../../schema/periods";
+import { nextTierAt, tierFor } from "../billing/pricing";
 import type { Env } from "../env";
 import { flushJournal } from "../stores/ledger-journal";
 import { clearRefundIntents, pendingRefundIntents } from "../stores/refund-intents";
-import { monthOf, weekOf } from "./periods";
-import { nextTierAt, tierFor } from "./tiers";
 import type {
   BalanceView,
   CreditInput,

@@ -1,13 +1,16 @@
 import type { Env } from "../env";
+import type { RateLimitState } from "../limits/key-limits";
+import type { Services } from "../services";
 import type { KeyRecord } from "../stores/keys";
-import type { RateLimitState } from "./rate-limit-headers";
 
-/** Per-request values the front door puts on the Hono context (`c.get(...)`). */
-export interface AppVariables {
+/** Per-request values on the Hono context (`c.var.…`): the request's identity, its caller, the services. */
+export interface AppVariables extends Services {
   /** `req_` + monotonic ULID; equals `x-request-id`, body `id` and `error.request_id`. */
   requestId: string;
   /** The caller's valid `x-client-request-id`, echoed on every response. */
   clientRequestId: string | undefined;
+  /** A malformed `x-client-request-id` was sent (answered 400 after the route's auth). */
+  clientRequestIdMalformed: boolean;
   /** The authenticated key (set by `requireApiKey`). */
   apiKey: KeyRecord;
   /** Real remaining counts from the rate limiter; absent until a limiter sets them. */

@@ -28,6 +28,7 @@ export const EnvVars = z.object({
   FALLBACK_API_KEY: optional(z.string()),
   FALLBACK_DEPLOYMENT: optional(z.string()),
   ADMIN_TOKEN: optional(z.string().min(16, "at least 16 characters")),
+  STRICT_ERROR_DECLARATIONS: optional(z.enum(["0", "1"])),
 });
 
 const checked = new WeakMap<object, string | null>();

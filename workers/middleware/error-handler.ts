@@ -1,7 +1,9 @@
 import type { Context, ErrorHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { ErrorCode } from "../../schema/errors";
 import { ApiError, errorBody } from "../errors";
+import { stampRateLimitHeaders } from "../limits/headers";
 import type { AppEnv } from "./context";
-import { stampRateLimitHeaders } from "./rate-limit-headers";
 import { newRequestId, stampRequestHeaders } from "./request-id";
 
 /** Renders an ApiError as the spec's envelope with its catalogue status and headers. */
@@ -29,9 +31,38 @@ function describeForLog(err: unknown): string {
   return `${name}: ${msg.split("\n")[0]?.slice(0, 200) ?? ""}`;
 }
 
-/** The app's one error handler: ApiError → its envelope; anything else → bare 500 `internal_error`. */
-export const onError: ErrorHandler<AppEnv> = function onError(err, c) {
-  if (err instanceof ApiError) return renderApiError(c, err);
-  console.error(`internal_error request_id=${c.get("requestId") ?? "-"} ${describeForLog(err)}`);
-  return renderApiError(c, new ApiError("internal_error", { message: "Internal server error." }));
-};
+/** Log marker of an error code the matched route's declaration does not list (tests fail on it). */
+export const UNDECLARED_CODE = "undeclared_error_code";
+
+/** False (and a log line) when `code` is not among the declared codes of the route that answered it. */
+function isDeclared(
+  c: Context<AppEnv>,
+  code: ErrorCode,
+  declared: Map<string, ReadonlySet<ErrorCode>>,
+): boolean {
+  const route = matchedRoutes(c).find((r) => r.method !== "ALL");
+  const codes = route && declared.get(`${route.method} ${route.path}`);
+  if (!route || !codes || codes.has(code)) return true;
+  console.error(`${UNDECLARED_CODE} route="${route.method} ${route.path}" code=${code}`);
+  return false;
+}
+
+/**
+ * The app's one error handler: ApiError → its envelope; anything else → bare 500 `internal_error`. A code the
+ * route's declaration does not list is logged (and, in the test tiers, answered 500), so the OpenAPI document
+ * cannot silently drift from the runtime.
+ */
+export function errorHandler(
+  declared: Map<string, ReadonlySet<ErrorCode>> = new Map(),
+): ErrorHandler<AppEnv> {
+  return function onError(err, c) {
+    // Under STRICT_ERROR_DECLARATIONS (the test tiers) an undeclared code fails the request, so the test does.
+    if (
+      err instanceof ApiError &&
+      (isDeclared(c, err.code, declared) || c.env.STRICT_ERROR_DECLARATIONS !== "1")
+    )
+      return renderApiError(c, err);
+    console.error(`internal_error request_id=${c.get("requestId") ?? "-"} ${describeForLog(err)}`);
+    return renderApiError(c, new ApiError("internal_error", { message: "Internal server error." }));
+  };
+}

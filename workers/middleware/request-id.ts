@@ -12,6 +12,10 @@ export function newRequestId(): string {
 
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 
+/** True for 1 to `max` printable ASCII characters 0x21–0x7E (no spaces). */
+const isTokenHeader = (value: string, max: number): boolean =>
+  value.length >= 1 && value.length <= max && PRINTABLE_ASCII.test(value);
+
 /**
  * Validates a token header (spec: 1 to `max` printable ASCII characters 0x21–0x7E, no spaces).
  * Returns the value (or undefined when absent); throws 400 `invalid_header` with `param` = the header name.
@@ -22,7 +26,7 @@ export function validateTokenHeader(
   max: number,
 ): string | undefined {
   if (value === undefined) return undefined;
-  if (value.length < 1 || value.length > max || !PRINTABLE_ASCII.test(value)) {
+  if (!isTokenHeader(value, max)) {
     throw new ApiError("invalid_header", {
       param: name,
       message: `\`${name}\` must be 1 to ${max} printable ASCII characters without spaces.`,
@@ -35,16 +39,17 @@ export function validateTokenHeader(
 export const CLIENT_REQUEST_ID_MAX = 128;
 
 /**
- * Gives every request its id and stamps `x-request-id` (and the valid `x-client-request-id`) on every
- * response, errors included. Must be the app's first middleware.
+ * Gives every request its id and stamps `x-request-id` (and a valid `x-client-request-id`) on every
+ * response, errors included. Must be the app's first middleware. A malformed `x-client-request-id` is not
+ * echoed; it is answered after authentication and scope (spec: order of checks), by `checkClientRequestId`.
  */
 export function requestId(): MiddlewareHandler<AppEnv> {
   return async function requestIdMiddleware(c, next) {
     c.set("requestId", newRequestId());
-    c.set(
-      "clientRequestId",
-      validateTokenHeader(c.req.header("x-client-request-id"), "x-client-request-id", CLIENT_REQUEST_ID_MAX),
-    );
+    const sent = c.req.header("x-client-request-id");
+    const valid = sent !== undefined && isTokenHeader(sent, CLIENT_REQUEST_ID_MAX);
+    c.set("clientRequestId", valid ? sent : undefined);
+    c.set("clientRequestIdMalformed", sent !== undefined && !valid);
     try {
       await next();
     } catch (thrown) {
@@ -52,6 +57,15 @@ export function requestId(): MiddlewareHandler<AppEnv> {
       throw thrown instanceof Error ? thrown : new Error(`non-Error thrown: ${typeof thrown}`);
     }
     stampRequestHeaders(c);
+  };
+}
+
+/** Route middleware after auth and scope: a malformed `x-client-request-id` → 400 `invalid_header`. */
+export function checkClientRequestId(): MiddlewareHandler<AppEnv> {
+  return async function checkClientRequestIdMiddleware(c, next) {
+    if (c.var.clientRequestIdMalformed)
+      validateTokenHeader(c.req.header("x-client-request-id"), "x-client-request-id", CLIENT_REQUEST_ID_MAX);
+    await next();
   };
 }
 

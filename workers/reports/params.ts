@@ -1,3 +1,4 @@
+import { KEY_ID_PATTERN } from "../../schema/ids";
 import { Granularity, UsageGroupBy } from "../../schema/usage";
 import { ApiError } from "../errors";
 import { DAY_MS, formatUtcDate, parseUtcDate } from "./buckets";
@@ -24,8 +25,6 @@ export interface UsageReportParams extends UsageRange {
 export interface UsageSeriesParams extends UsageRange {
   groupBy: UsageGroupBy;
 }
-
-const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 const invalid = (param: string, message: string) => new ApiError("invalid_value", { param, message });
 
@@ -95,7 +94,7 @@ export function parseUsageReportParams(query: URLSearchParams, nowMs = Date.now(
   const endMs = endText === undefined ? undefined : dateParam("end", endText);
   const granularity = oneOf("granularity", q.get("granularity"), Granularity.options, "day");
   const keyId = q.get("key_id") ?? null;
-  if (keyId !== null && !KEY_ID.test(keyId)) throw invalid("key_id", "`key_id` is not a key id.");
+  if (keyId !== null && !KEY_ID_PATTERN.test(keyId)) throw invalid("key_id", "`key_id` is not a key id.");
   const range = checkedRange(startMs, endMs ?? defaultUsageEnd(startMs, granularity, nowMs), granularity);
   return { ...range, keyId };
 }

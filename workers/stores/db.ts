@@ -65,3 +65,23 @@ export async function withTransaction<T>(env: DbEnv, fn: (client: PoolClient) =>
     await pool.end();
   }
 }
+
+/** Postgres for the services of one env; `sql()` throws `DatabaseNotConfigured` when unset. */
+export interface Database {
+  readonly configured: boolean;
+  sql(): NeonQueryFunction<false, false>;
+  transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T>;
+}
+
+/** The env's database, its HTTP query function made once. */
+export function database(env: DbEnv): Database {
+  let sql: NeonQueryFunction<false, false> | undefined;
+  return {
+    configured: Boolean(env.DATABASE_URL),
+    sql: () => {
+      sql ??= getSql(env);
+      return sql;
+    },
+    transaction: (fn) => withTransaction(env, fn),
+  };
+}

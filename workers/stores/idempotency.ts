@@ -1,4 +1,6 @@
 import type { Redis } from "@upstash/redis";
+import type { Usage } from "../../schema/decide";
+import type { RedisAccess } from "./redis";
 
 /** Idempotency records are kept 24 hours (spec: Limits → Other limits). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -11,14 +13,7 @@ export interface OriginalResult {
   created: number;
   model: string;
   served_by: "gpu" | "fallback";
-  usage: {
-    input_tokens: number;
-    state_tokens: number;
-    question_tokens: number;
-    charge_micro_cents: number;
-    unit_price_micro_cents: number;
-    tier: string;
-  };
+  usage: Usage;
 }
 
 export interface IdempotencyRecord {
@@ -97,4 +92,17 @@ export async function updateRecord(
     [owner, next ? JSON.stringify(next) : ""],
   );
   return Number(res) === 1;
+}
+
+/** Idempotency records in Redis; transport failures surface as `StoreUnavailableError`. */
+export class IdempotencyStore {
+  constructor(private readonly redis: RedisAccess) {}
+
+  begin(record: IdempotencyRecord): Promise<BeginOutcome> {
+    return this.redis.run((r) => beginRecord(r, record));
+  }
+
+  update(keyId: string, keyHash: string, owner: string, next: IdempotencyRecord | null): Promise<boolean> {
+    return this.redis.run((r) => updateRecord(r, keyId, keyHash, owner, next));
+  }
 }

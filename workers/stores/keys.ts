@@ -1,4 +1,5 @@
-import { constantTimeEqual, type KeyMode } from "../../schema/api-key";
+import type { KeyMode } from "../../schema/api-key";
+import { constantTimeEqual } from "../../schema/constant-time";
 import { type DbEnv, getSql } from "./db";
 
 /** An API key as the front door sees it: never the secret, only what later steps need. */
@@ -115,23 +116,7 @@ export class MemoryKeyStore implements KeyStore {
   }
 }
 
-let override: KeyStore | null = null;
-let cached: { url: string; store: KeyStore } | null = null;
-
-/** Test hook: serve keys from `store` instead of Postgres (null restores Postgres). */
-export function setKeyStoreOverride(store: KeyStore | null): void {
-  override = store;
-}
-
-/**
- * The isolate's key store for this env: Postgres via Neon HTTP behind the ≤1 s cache. Throws
- * `DatabaseNotConfigured` without DATABASE_URL (auth maps any store failure to 503).
- */
-export function keyStoreFor(env: DbEnv): KeyStore {
-  if (override) return override;
-  const url = env.DATABASE_URL ?? "";
-  if (cached?.url === url) return cached.store;
-  const store = new CachedKeyStore(new PostgresKeyStore(getSql(env)));
-  cached = { url, store };
-  return store;
+/** The key store of an isolate: Postgres via Neon HTTP behind the ≤1 s cache (built once, in services). */
+export function cachedPostgresKeyStore(env: DbEnv): KeyStore {
+  return new CachedKeyStore(new PostgresKeyStore(getSql(env)));
 }

@@ -8,32 +8,32 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-const clients = new Map<string, Redis>();
-
-/** Upstash REST client for the env (one per URL per isolate); fails fast instead of retrying for long. */
-export function getRedis(env: Env): Redis {
-  const url = env.UPSTASH_REDIS_REST_URL;
-  const token = env.UPSTASH_REDIS_REST_TOKEN;
-  if (!url || !token) throw new StoreUnavailableError("UPSTASH_REDIS_REST_URL / _TOKEN not set");
-  let client = clients.get(url);
-  if (!client) {
-    client = new Redis({ url, token, retry: { retries: 1, backoff: () => 20 }, enableTelemetry: false });
-    clients.set(url, client);
-  }
-  return client;
+/** Runs Redis operations for the services of one env; every failure becomes `StoreUnavailableError`. */
+export interface RedisAccess {
+  run<T>(op: (redis: Redis) => Promise<T>): Promise<T>;
 }
 
-/** Runs a Redis operation, turning transport failures into StoreUnavailableError. */
-export async function withRedis<T>(env: Env, op: (redis: Redis) => Promise<T>): Promise<T> {
-  let redis: Redis;
-  try {
-    redis = getRedis(env);
-  } catch (err) {
-    throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(err);
-  }
-  try {
-    return await op(redis);
-  } catch (err) {
-    throw new StoreUnavailableError(err);
-  }
+/**
+ * Upstash REST access for an env, its client made once (per services, i.e. per isolate). The client fails
+ * fast instead of retrying for long; without URL and token every call is a `StoreUnavailableError`.
+ */
+export function redisAccess(
+  env: Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN">,
+): RedisAccess {
+  const url = env.UPSTASH_REDIS_REST_URL;
+  const token = env.UPSTASH_REDIS_REST_TOKEN;
+  const client =
+    url && token
+      ? new Redis({ url, token, retry: { retries: 1, backoff: () => 20 }, enableTelemetry: false })
+      : null;
+  return {
+    async run(op) {
+      if (!client) throw new StoreUnavailableError("UPSTASH_REDIS_REST_URL / _TOKEN not set");
+      try {
+        return await op(client);
+      } catch (err) {
+        throw new StoreUnavailableError(err);
+      }
+    },
+  };
 }

@@ -70,3 +70,18 @@ export async function recordUsageEvent(env: DbEnv, e: UsageEvent): Promise<boole
   ])) as Array<{ added: number }>;
   return rows[0]?.added === 1;
 }
+
+/** Where usage events go; a no-op where no database is configured. */
+export interface UsageLog {
+  record(e: UsageEvent): Promise<void>;
+}
+
+/** The usage log of an env. */
+export function usageLog(env: DbEnv): UsageLog {
+  if (!env.DATABASE_URL) return { record: async () => {} };
+  return {
+    record: async (e) => {
+      await recordUsageEvent(env, e);
+    },
+  };
+}

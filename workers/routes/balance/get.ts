@@ -1,26 +1,33 @@
-import { Hono } from "hono";
-import { publishRateLimit, subjectOf } from "../../decide/admission";
-import { currentRateLimitState } from "../../decide/rate-limits";
+import { z } from "@hono/zod-openapi";
+import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
+import { euroString, UNIT_PRICE_MICRO_CENTS } from "../../billing/pricing";
 import { ApiError } from "../../errors";
-import { euroString, UNIT_PRICE_MICRO_CENTS } from "../../ledger/tiers";
 import type { BalanceView } from "../../ledger/types";
-import type { AppEnv } from "../../middleware/context";
+import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
+
+const int = (description: string) => z.number().int().openapi({ description });
 
 /** GET /v1/balance body (field names beyond the spec's are documented in docs/decisions.md). */
-export interface BalanceObject {
-  object: "balance";
-  account_id: string;
-  balance_micro_cents: number;
-  /** The balance in euros as a decimal string with 8 decimals (1 micro-cent = EUR 0.00000001). */
-  balance_eur: string;
-  currency: "EUR";
-  tier: BalanceView["tier"];
-  unit_price_micro_cents: number;
-  month_to_date_tokens: number;
-  next_tier_at_tokens: number | null;
-  week_allowance_tokens: number;
-  week_allowance_remaining_tokens: number;
-}
+const BalanceObjectSchema = z
+  .object({
+    object: z.literal("balance"),
+    account_id: z.string().regex(ACCOUNT_ID_PATTERN),
+    balance_micro_cents: int("Prepaid balance in integer micro-cents (EUR 1 = 100,000,000)."),
+    balance_eur: z
+      .string()
+      .openapi({ description: "The balance in euros, 8 decimals.", example: "100.00000000" }),
+    currency: z.literal("EUR"),
+    tier: z.enum(["t1", "t2", "t3"]).openapi({ description: "Tier in force this UTC month." }),
+    unit_price_micro_cents: int("Price of one billable token."),
+    month_to_date_tokens: int("Billable tokens since the start of the UTC month."),
+    next_tier_at_tokens: z.number().int().nullable().openapi({ description: "Where the next tier starts." }),
+    week_allowance_tokens: int("The plan's weekly allowance (0 without a plan)."),
+    week_allowance_remaining_tokens: int("What is left of it this week."),
+  })
+  .openapi("Balance");
+
+export type BalanceObject = z.infer<typeof BalanceObjectSchema>;
 
 export function balanceObject(accountId: string, v: BalanceView): BalanceObject {
   return {
@@ -38,20 +45,25 @@ export function balanceObject(accountId: string, v: BalanceView): BalanceObject 
   };
 }
 
-/** GET /v1/balance: scope `balance:read` (route policy); read from the account's ledger. */
-export const balanceRoutes = new Hono<AppEnv>().get("/v1/balance", async function getBalance(c) {
-  const key = c.get("apiKey");
-  const [view, limits] = await Promise.all([
-    c.env.LEDGER.get(c.env.LEDGER.idFromName(key.accountId))
+/** GET /v1/balance: read from the account's ledger; scope `balance:read`. */
+export const getBalance = endpoint(
+  {
+    method: "get",
+    path: "/v1/balance",
+    operationId: "getBalance",
+    summary: "Balance and tier of the key's account",
+    auth: { scope: "balance:read" },
+    responses: { 200: jsonResponse("The account's balance.", BalanceObjectSchema) },
+    errors: ["billing_unavailable"],
+  },
+  async function getBalanceHandler(c) {
+    const key = c.var.apiKey;
+    const view = await c.var
+      .ledger(key.accountId)
       .balance()
       .catch(() => {
-        throw new ApiError("billing_unavailable", {
-          retryAfter: 5,
-          message: "Billing is temporarily unavailable.",
-        });
-      }),
-    currentRateLimitState(c.env, subjectOf(key)),
-  ]);
-  if (limits) publishRateLimit(c, limits);
-  return c.json(balanceObject(key.accountId, view));
-});
+        throw new ApiError("billing_unavailable", { message: "Billing is temporarily unavailable." });
+      });
+    return c.json(balanceObject(key.accountId, view), 200);
+  },
+);

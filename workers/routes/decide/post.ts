@@ -1,31 +1,19 @@
 import type { Context } from "hono";
+import { DecideRequestWire, Decision } from "../../../schema/decide";
 import { renderForEngine } from "../../../schema/render";
-import { type MoneyPathInput, runMoneyPath } from "../../decide/admission";
-import { recordRejectedCall } from "../../decide/admission-usage";
+import { endUsageEvent, recordUsageInBackground, startUsageEvent } from "../../billing/usage-events";
+import { decisionJson } from "../../decide/decision";
 import { runFrontDoor } from "../../decide/front-door";
+import { type MoneyPathInput, runMoneyPath } from "../../decide/money-path";
 import { checkReferences } from "../../decide/references";
 import { resolveModel } from "../../decide/resolve-model";
 import { checkTokenLimits } from "../../decide/token-limits";
 import { checkUniqueness } from "../../decide/uniqueness";
 import { validateDecideRequest } from "../../decide/validate";
+import { publishRateLimit } from "../../limits/headers";
 import type { AppEnv } from "../../middleware/context";
-
-/**
- * POST /v1/decide. Step 1, auth (401) then scope `decide` (403), runs before this handler as the route
- * policy (workers/middleware/route-policy.ts); the handler runs the rest of the spec's order of checks top to
- * bottom, one step per call.
- */
-export async function postDecide(c: Context<AppEnv>): Promise<Response> {
-  let input: MoneyPathInput;
-  try {
-    input = await checkRequest(c);
-  } catch (err) {
-    recordRejectedCall(c, err);
-    throw err;
-  }
-  // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500), the Decision, usage event
-  return runMoneyPath(c, input);
-}
+import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
 
 /** Steps 2–6: everything that can reject the call before it may be charged. */
 async function checkRequest(c: Context<AppEnv>): Promise<MoneyPathInput> {
@@ -44,7 +32,81 @@ async function checkRequest(c: Context<AppEnv>): Promise<MoneyPathInput> {
     body,
     idempotencyKey,
     resolved: model,
-    engineRequest: renderForEngine(request, model.version.id, c.get("requestId")),
+    engineRequest: renderForEngine(request, model.version.id, c.var.requestId),
     tokens,
   };
 }
+
+/**
+ * POST /v1/decide. Step 1, auth (401) then scope `decide` (403), is the route's auth; the handler runs the
+ * rest of the spec's order of checks top to bottom and records one usage event however the call ends.
+ */
+export const decide = endpoint(
+  {
+    method: "post",
+    path: "/v1/decide",
+    operationId: "decide",
+    summary: "Answer typed questions about a state",
+    auth: { scope: "decide" },
+    request: {
+      body: { required: true, content: { "application/json": { schema: DecideRequestWire } } },
+    },
+    responses: { 200: jsonResponse("The Decision; `idempotent-replayed: true` on a replay.", Decision) },
+    errors: [
+      "invalid_json",
+      "duplicate_key",
+      "unsupported_media_type",
+      "insufficient_balance",
+      "model_not_found",
+      "model_retired",
+      "idempotency_key_reused",
+      "idempotency_in_progress",
+      "body_too_large",
+      "state_too_long",
+      "question_too_long",
+      "request_too_long",
+      "unknown_field",
+      "missing_field",
+      "invalid_type",
+      "invalid_value",
+      "field_not_allowed",
+      "invalid_question_id",
+      "too_many_questions",
+      "too_many_options",
+      "invalid_levels",
+      "invalid_min_confidence",
+      "duplicate_label",
+      "state_path_not_found",
+      "state_not_json",
+      "requests_per_minute",
+      "tokens_per_minute",
+      "concurrency",
+      "test_daily_quota",
+      "no_capacity",
+      "upstream_unavailable",
+      "billing_unavailable",
+    ],
+  },
+  async function postDecide(c) {
+    const event = startUsageEvent(c.var.apiKey, c.var.requestId);
+    try {
+      const input = await checkRequest(c);
+      Object.assign(event, { model: input.resolved.version.id }, input.tokens);
+      // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500)
+      const outcome = await runMoneyPath(
+        { ...c.var, key: c.var.apiKey, onRateLimit: (s) => publishRateLimit(c, s) },
+        input,
+        event,
+      );
+      endUsageEvent(event, null);
+      if (outcome.replayed) c.header("idempotent-replayed", "true");
+      c.header("content-type", "application/json");
+      return c.body(decisionJson(outcome.decision), 200);
+    } catch (err) {
+      endUsageEvent(event, err);
+      throw err;
+    } finally {
+      recordUsageInBackground(c, event);
+    }
+  },
+);

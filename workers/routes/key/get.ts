@@ -1,7 +1,9 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../middleware/context";
+import { z } from "@hono/zod-openapi";
+import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
+import { isScope, SCOPES } from "../../../schema/scopes";
 import type { KeyRecord } from "../../stores/keys";
-import { API_KEY_ERROR_RESPONSES } from "../openapi-errors";
+import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
 
 /** Key object (spec: Resources → Key object). Never carries the secret. */
 export const KeyObjectSchema = z
@@ -14,11 +16,11 @@ export const KeyObjectSchema = z
     }),
     mode: z.enum(["live", "test"]).openapi({ description: "`live` (billed) or `test` (never billed)." }),
     scopes: z
-      .array(z.enum(["decide", "usage:read", "balance:read"]))
+      .array(z.enum(SCOPES))
       .openapi({ description: "Subset of `decide`, `usage:read`, `balance:read`.", example: ["decide"] }),
     account_id: z
       .string()
-      .regex(/^acc_[0-9A-HJKMNP-TV-Z]{26}$/)
+      .regex(ACCOUNT_ID_PATTERN)
       .openapi({ description: "Owning account.", example: "acc_01JD0000000000000000000000" }),
     created: z.number().int().openapi({ description: "Unix time in seconds.", example: 1763683200 }),
   })
@@ -27,22 +29,6 @@ export const KeyObjectSchema = z
 /** A Key object. */
 export type KeyObject = z.infer<typeof KeyObjectSchema>;
 
-/** GET /v1/key: any valid key, any scopes (authentication: the front door's route policy). */
-export const getKeyRoute = createRoute({
-  method: "get",
-  path: "/v1/key",
-  operationId: "getKey",
-  summary: "The calling API key",
-  security: [{ bearer: [] }],
-  responses: {
-    200: {
-      description: "The Key object of the calling key.",
-      content: { "application/json": { schema: KeyObjectSchema } },
-    },
-    ...API_KEY_ERROR_RESPONSES,
-  },
-});
-
 /** The Key object of a key record. */
 export function keyObject(k: KeyRecord): KeyObject {
   return {
@@ -50,15 +36,24 @@ export function keyObject(k: KeyRecord): KeyObject {
     id: k.id,
     prefix: k.prefix,
     mode: k.mode,
-    scopes: k.scopes.filter(
-      (s): s is KeyObject["scopes"][number] => s === "decide" || s === "usage:read" || s === "balance:read",
-    ),
+    scopes: k.scopes.filter(isScope),
     account_id: k.accountId,
     created: k.created,
   };
 }
 
-/** Routes of the key resource. */
-export const keyRoutes = new OpenAPIHono<AppEnv>().openapi(getKeyRoute, function getKey(c) {
-  return c.json(keyObject(c.get("apiKey")), 200);
-});
+/** GET /v1/key: the Key object of the calling key; any valid key, any scopes. */
+export const getKey = endpoint(
+  {
+    method: "get",
+    path: "/v1/key",
+    operationId: "getKey",
+    summary: "The calling API key",
+    auth: "any-key",
+    responses: { 200: jsonResponse("The Key object of the calling key.", KeyObjectSchema) },
+    errors: [],
+  },
+  function getKeyHandler(c) {
+    return c.json(keyObject(c.var.apiKey), 200);
+  },
+);

@@ -1,7 +1,7 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { MODELS } from "../../../schema/models";
-import type { AppEnv } from "../../middleware/context";
-import { API_KEY_ERROR_RESPONSES } from "../openapi-errors";
+import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
 
 const limit = (description: string, example: number) => z.number().int().openapi({ description, example });
 
@@ -57,23 +57,18 @@ export function modelList(): z.infer<typeof ModelListSchema> {
   };
 }
 
-/** GET /v1/models: any valid key, any scopes (authentication: the front door's route policy). */
-export const listModelsRoute = createRoute({
-  method: "get",
-  path: "/v1/models",
-  operationId: "listModels",
-  summary: "Model versions and their limits",
-  security: [{ bearer: [] }],
-  responses: {
-    200: {
-      description: "Every model version.",
-      content: { "application/json": { schema: ModelListSchema } },
-    },
-    ...API_KEY_ERROR_RESPONSES,
+/** GET /v1/models: every model version and its limits; any valid key, any scopes. */
+export const listModels = endpoint(
+  {
+    method: "get",
+    path: "/v1/models",
+    operationId: "listModels",
+    summary: "Model versions and their limits",
+    auth: "any-key",
+    responses: { 200: jsonResponse("Every model version.", ModelListSchema) },
+    errors: [],
   },
-});
-
-/** Routes of the model resource. */
-export const modelsRoutes = new OpenAPIHono<AppEnv>().openapi(listModelsRoute, function listModels(c) {
-  return c.json(modelList(), 200);
-});
+  function listModelsHandler(c) {
+    return c.json(modelList(), 200);
+  },
+);

@@ -1,0 +1,112 @@
+// The exact sliding-log limiter on real Redis (through the Upstash bridge), with an injected clock.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../../workers/errors";
+import { KeyRateLimiter, type MoneySubject } from "../../../workers/limits/key-limits";
+import { redisAccess } from "../../../workers/stores/redis";
+import { stack } from "../../support/stack-db";
+
+const limiter = () => new KeyRateLimiter(redisAccess(stack()));
+let n = 0;
+const subject = (limits: { rpm: number; tpm: number }): MoneySubject => {
+  n++;
+  return {
+    keyId: `key_exact_${Date.now()}_${n}`,
+    accountId: `acc_exact_${Date.now()}_${n}`,
+    mode: "live",
+    keyLimits: limits,
+    accountLimits: { rpm: 1_000_000, tpm: 1_000_000_000 },
+  };
+};
+
+/** Admits or returns the 429's code and retry-after (s); the slot is released at once. */
+async function attempt(
+  l: KeyRateLimiter,
+  s: MoneySubject,
+  tokens: number,
+  now: number,
+): Promise<{ ok: true } | { ok: false; code: string; retryAfter: number }> {
+  try {
+    const a = await l.admit(s, `req_${now}_${Math.random()}`, tokens, () => {}, now);
+    await a.release();
+    return { ok: true };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return { ok: false, code: err.code, retryAfter: err.options.retryAfter! };
+  }
+}
+
+const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
+
+describe("'retry-after is the real wait' (exact sliding log, in the same atomic script)", () => {
+  it("a key told to wait is admitted exactly when its wait is over, not earlier (the old estimate refused again at 60 s)", async () => {
+    const l = limiter();
+    const s = subject({ rpm: 5, tpm: 1_000_000 });
+    for (const dt of [0, 10_000, 20_000, 30_000, 40_000])
+      expect((await attempt(l, s, 10, T0 + dt)).ok).toBe(true);
+    const refused = await attempt(l, s, 10, T0 + 49_000);
+    expect(refused).toEqual({ ok: false, code: "requests_per_minute", retryAfter: 11 });
+    expect((await attempt(l, s, 10, T0 + 59_999)).ok).toBe(false);
+    expect((await attempt(l, s, 10, T0 + 49_000 + 11_000)).ok).toBe(true);
+  });
+
+  it("tokens: the wait is until enough of the oldest calls leave the window for this call to fit", async () => {
+    const l = limiter();
+    const s = subject({ rpm: 1_000, tpm: 100 });
+    expect((await attempt(l, s, 40, T0)).ok).toBe(true);
+    expect((await attempt(l, s, 40, T0 + 5_000)).ok).toBe(true);
+    const refused = await attempt(l, s, 50, T0 + 7_000); // 80 used; fits once the first call has left
+    expect(refused).toEqual({ ok: false, code: "tokens_per_minute", retryAfter: 53 });
+    expect((await attempt(l, s, 50, T0 + 59_999)).ok).toBe(false);
+    expect((await attempt(l, s, 50, T0 + 60_000)).ok).toBe(true);
+  });
+
+  it("a refunded call's tokens leave the log at once (a 5xx after admission is refunded in full)", async () => {
+    const l = limiter();
+    const s = subject({ rpm: 1_000, tpm: 100 });
+    const a = await l.admit(s, "req_refund", 100, () => {}, T0);
+    await a.refundTokens();
+    await a.release();
+    expect((await attempt(l, s, 100, T0 + 1)).ok).toBe(true);
+  });
+
+  it("property: waiting the retry-after is always enough, and no 60-second span ever holds more than the quota", async () => {
+    const l = limiter();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({ gap: fc.integer({ min: 0, max: 20_000 }), tokens: fc.integer({ min: 1, max: 40 }) }),
+          {
+            minLength: 10,
+            maxLength: 40,
+          },
+        ),
+        async (calls) => {
+          const quota = { rpm: 6, tpm: 120 };
+          const s = subject(quota);
+          const admitted: { at: number; tokens: number }[] = [];
+          let now = T0;
+          for (const c of calls) {
+            now += c.gap;
+            const r = await attempt(l, s, c.tokens, now);
+            if (r.ok) {
+              admitted.push({ at: now, tokens: c.tokens });
+              continue;
+            }
+            expect(r.retryAfter).toBeGreaterThanOrEqual(1);
+            expect(r.retryAfter).toBeLessThanOrEqual(60);
+            now += r.retryAfter * 1000;
+            expect(await attempt(l, s, c.tokens, now)).toEqual({ ok: true });
+            admitted.push({ at: now, tokens: c.tokens });
+          }
+          for (const first of admitted) {
+            const span = admitted.filter((a) => a.at >= first.at && a.at < first.at + 60_000);
+            expect(span.length).toBeLessThanOrEqual(quota.rpm);
+            expect(span.reduce((t, a) => t + a.tokens, 0)).toBeLessThanOrEqual(quota.tpm);
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});

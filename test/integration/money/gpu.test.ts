@@ -1,0 +1,75 @@
+// The money path through the REAL GPU worker process (CPU, default small model): a billed decision,
+// a byte-identical GPU replay, and the worker process killed mid-request → 503, full refund.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
+import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
+import {
+  balanceOf,
+  credit,
+  DECIDE_BODY,
+  decide,
+  GPU_SECRET,
+  seed,
+  startEdge,
+} from "../../support/money-harness";
+
+let gpu: RunningWorker;
+let edge: EdgeWorker;
+
+beforeAll(async () => {
+  gpu = await startWorker({ GPU_SIGNING_SECRET: GPU_SECRET, SVC_THREADS: "1", SVC_CONTEXT_SIZE: "4096" });
+  edge = await startEdge({ gpuUrls: [gpu.url] });
+}, 180_000);
+afterAll(async () => {
+  await edge?.stop();
+  await gpu?.stop();
+});
+
+describe("through the real GPU worker", () => {
+  it("'a GPU original is recomputed on the original exact version and is byte-identical'; billed once", async () => {
+    const acct = await seed();
+    const secret = acct.keys[0]!.secret;
+    await credit(edge.url, acct.accountId, 100_000_000);
+    const a = await decide(
+      edge.url,
+      secret,
+      { ...DECIDE_BODY, fallback: "never" },
+      { "idempotency-key": "gpu-1" },
+    );
+    expect(a.status, a.text).toBe(200);
+    expect(a.json).toMatchObject({ object: "decision", served_by: "gpu", model: "svc-1.0.0" });
+    expect(a.json.id).toBe(a.headers.get("x-request-id"));
+    const usage = a.json.usage as { input_tokens: number; charge_micro_cents: number };
+    expect(usage.charge_micro_cents).toBe(usage.input_tokens * 5);
+    expect((await balanceOf(edge.url, secret)).balance_micro_cents).toBe(
+      100_000_000 - usage.charge_micro_cents,
+    );
+
+    const b = await decide(
+      edge.url,
+      secret,
+      { ...DECIDE_BODY, fallback: "never" },
+      { "idempotency-key": "gpu-1" },
+    );
+    expect(b.status).toBe(200);
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    expect(b.text).toBe(a.text);
+    expect((await balanceOf(edge.url, secret)).balance_micro_cents).toBe(
+      100_000_000 - usage.charge_micro_cents,
+    );
+  });
+
+  it("GPU worker process killed mid-request → 503 no_capacity, balance refunded in full before the answer", async () => {
+    const acct = await seed();
+    const secret = acct.keys[0]!.secret;
+    await credit(edge.url, acct.accountId, 100_000_000);
+    const longState = { notes: "The weather report mentions rain, wind and cold. ".repeat(150) };
+    const pending = decide(edge.url, secret, { ...DECIDE_BODY, state: longState, fallback: "never" });
+    await new Promise((r) => setTimeout(r, 400));
+    gpu.child.kill("SIGKILL");
+    const r = await pending;
+    expect(r.status).toBe(503);
+    expect((r.json.error as { code: string }).code).toBe("no_capacity");
+    expect((await balanceOf(edge.url, secret)).balance_micro_cents).toBe(100_000_000);
+  });
+});

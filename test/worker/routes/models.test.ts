@@ -1,0 +1,35 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { V1_LIMITS } from "../../../schema/models";
+import { bearer, call, expectError, seed } from "../../support/worker-http";
+
+let narrow = "";
+beforeAll(async () => {
+  narrow = (await seed({ keys: [{ mode: "test", scopes: ["usage:read"] }] })).keys[0]!.secret;
+});
+
+describe("GET /v1/models", () => {
+  it("works with any valid key, any scopes, and reports every limit field", async () => {
+    const res = await call("GET", "/v1/models", { headers: bearer(narrow) });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { object: string; data: Array<Record<string, unknown>> };
+    expect(body.object).toBe("list");
+    const byId = Object.fromEntries(body.data.map((m) => [m.id, m]));
+    expect(byId["svc-1.0.0"]).toEqual({
+      object: "model",
+      id: "svc-1.0.0",
+      alias: "svc-1",
+      served_by: "gpu",
+      status: "active",
+      calibration: expect.stringMatching(/^cal-[0-9]{8}-[0-9]+$/),
+      ...V1_LIMITS,
+    });
+    expect(byId["svc-fallback-1.0.0"]).toMatchObject({
+      served_by: "fallback",
+      exact_option_probabilities: 20,
+    });
+    expect(byId["svc-0.9.0"]).toMatchObject({ status: "retired" });
+  });
+  it("without a key gives 401 missing_api_key", async () => {
+    await expectError(await call("GET", "/v1/models"), 401, "missing_api_key");
+  });
+});

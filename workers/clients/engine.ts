@@ -1,0 +1,74 @@
+import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
+import type { ModelVersion } from "../../schema/models";
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { type FallbackConfig, FallbackError, fallbackScore } from "./fallback";
+import { GpuPool, GpuPoolError, poolUrls } from "./gpu-pool";
+
+export interface Dispatched {
+  served_by: "gpu" | "fallback";
+  result: Omit<ScoreResponse, "meter">;
+}
+
+export interface DispatchOptions {
+  /** The fallback version allowed for this call, or null (exact version, `never`, test key, replay). */
+  fallback: ModelVersion | null;
+}
+
+/** The hosted fallback's settings when all three variables are set, else null. */
+export function fallbackConfig(env: Env): FallbackConfig | null {
+  const { FALLBACK_BASE_URL: baseUrl, FALLBACK_DEPLOYMENT: deployment, FALLBACK_API_KEY: apiKey } = env;
+  return baseUrl && deployment && apiKey ? { baseUrl, deployment, apiKey } : null;
+}
+
+/** The serving paths of an isolate: the signed GPU pool (its health kept across requests) and the fallback. */
+export class Engine {
+  constructor(
+    private readonly pool: GpuPool,
+    private readonly fallback: FallbackConfig | null,
+  ) {}
+
+  /** The engine of an env's variables. */
+  static fromEnv(env: Env): Engine {
+    return new Engine(
+      new GpuPool(poolUrls(env.GPU_POOL_URLS), env.GPU_SIGNING_SECRET ?? ""),
+      fallbackConfig(env),
+    );
+  }
+
+  /**
+   * Step 10: the GPU pool first; when it has no capacity, the fallback if allowed. Throws 503
+   * `no_capacity` (no GPU, no fallback allowed), 503 `upstream_unavailable` (both failed) or 500
+   * `internal_error` (a worker answered wrongly).
+   */
+  async dispatch(req: ScoreRequest, opts: DispatchOptions): Promise<Dispatched> {
+    try {
+      return { served_by: "gpu", result: await this.pool.score(req) };
+    } catch (err) {
+      if (!(err instanceof GpuPoolError)) throw err;
+      if (err.reason === "fault") {
+        console.error(`gpu fault request_id=${req.request_id}: ${err.message}`);
+        throw new ApiError("internal_error", { message: "Internal server error." });
+      }
+    }
+    const fb = opts.fallback;
+    if (!fb || !this.fallback) {
+      throw new ApiError("no_capacity", {
+        message: "No GPU capacity is available for this model right now.",
+      });
+    }
+    try {
+      const result = await fallbackScore(this.fallback, { ...req, model: fb.id }, fb);
+      return { served_by: "fallback", result };
+    } catch (err) {
+      console.error(
+        `fallback failed request_id=${req.request_id}: ${err instanceof Error ? err.message : err}`,
+      );
+      if (err instanceof FallbackError || err instanceof Error)
+        throw new ApiError("upstream_unavailable", {
+          message: "Neither the GPU pool nor the fallback could answer.",
+        });
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import type { Dispatched } from "../clients/engine";
+import { ApiError } from "../errors";
+import type { MoneySubject } from "../limits/key-limits";
+import type { OriginalResult } from "../stores/idempotency";
+import type { UsageEvent } from "../stores/usage";
+import type { DecisionParts } from "./decision";
+import type { MoneyPathDeps, MoneyPathInput } from "./money-path";
+
+/**
+ * A completed call replayed (spec: idempotency "Replay details"): nothing charged, nothing taken from the
+ * limits; `id`, `created` and `usage` are the original's. A GPU original is recomputed on its exact version
+ * and never on the fallback (no GPU → 503 `no_capacity`); a fallback original runs the normal path again.
+ */
+export async function replayDecision(
+  deps: Pick<MoneyPathDeps, "engine">,
+  input: MoneyPathInput,
+  subject: MoneySubject,
+  original: OriginalResult,
+  event: UsageEvent,
+): Promise<DecisionParts> {
+  const gpuOriginal = original.served_by === "gpu";
+  let out: Dispatched;
+  try {
+    out = await deps.engine.dispatch(
+      { ...input.engineRequest, model: gpuOriginal ? original.model : input.engineRequest.model },
+      { fallback: !gpuOriginal && subject.mode === "live" ? input.resolved.fallback : null },
+    );
+  } catch (err) {
+    if (gpuOriginal && err instanceof ApiError && err.status === 500) throw new ApiError("no_capacity");
+    throw err;
+  }
+  Object.assign(event, {
+    model: out.result.model,
+    served_by: out.served_by,
+    charge_micro_cents: 0,
+    unit_price_micro_cents: original.usage.unit_price_micro_cents,
+    tier: original.usage.tier,
+  });
+  return {
+    id: original.id,
+    created: original.created,
+    model: out.result.model,
+    served_by: out.served_by,
+    calibration: out.result.calibration,
+    answers: out.result.answers,
+    usage: original.usage,
+  };
+}

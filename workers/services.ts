@@ -1,0 +1,62 @@
+import type { MiddlewareHandler } from "hono";
+import { Engine } from "./clients/engine";
+import type { Env } from "./env";
+import { type Ledger, ledgerStub } from "./ledger/stub";
+import { KeyRateLimiter } from "./limits/key-limits";
+import type { AppEnv } from "./middleware/context";
+import { type Database, database } from "./stores/db";
+import { IdempotencyStore } from "./stores/idempotency";
+import { cachedPostgresKeyStore, type KeyStore } from "./stores/keys";
+import { redisAccess } from "./stores/redis";
+import { type RefundIntentLog, refundIntentLog } from "./stores/refund-intents";
+import { type UsageLog, usageLog } from "./stores/usage";
+
+/** Everything a handler calls beyond its own request: stores, limiters, the ledger, the serving paths. */
+export interface Services {
+  db: Database;
+  /** API keys by secret hash, behind the ≤1 s isolate cache. */
+  keys: KeyStore;
+  /** The ledger Durable Object of an account. */
+  ledger: (accountId: string) => Ledger;
+  limits: KeyRateLimiter;
+  idempotency: IdempotencyStore;
+  usage: UsageLog;
+  refundIntents: RefundIntentLog;
+  /** GPU pool (health kept across requests) and hosted fallback. */
+  engine: Engine;
+}
+
+/** Builds an env's services from its (already validated) variables. */
+export function buildServices(env: Env): Services {
+  const redis = redisAccess(env);
+  return {
+    db: database(env),
+    keys: cachedPostgresKeyStore(env),
+    ledger: (accountId) => ledgerStub(env, accountId),
+    limits: new KeyRateLimiter(redis),
+    idempotency: new IdempotencyStore(redis),
+    usage: usageLog(env),
+    refundIntents: refundIntentLog(env),
+    engine: Engine.fromEnv(env),
+  };
+}
+
+/** How services are made for an env: the real ones, or a test's, through the same seam. */
+export type ServicesFactory = (env: Env) => Services;
+
+/**
+ * Puts the services on the context (`c.var.keys`, `c.var.ledger(accountId)`, …) for every handler after it,
+ * built once per env object, i.e. once per isolate: the key cache and the GPU pool's health persist.
+ */
+export function provideServices(factory: ServicesFactory = buildServices): MiddlewareHandler<AppEnv> {
+  const built = new WeakMap<Env, Services>();
+  return async function provideServicesMiddleware(c, next) {
+    let services = built.get(c.env);
+    if (!services) {
+      services = factory(c.env);
+      built.set(c.env, services);
+    }
+    for (const name of Object.keys(services) as (keyof Services)[]) c.set(name, services[name] as never);
+    await next();
+  };
+}
