@@ -15,7 +15,9 @@ export const ROLLUP_COUNTS = [
 /** A roll-up table and the name of its bucket column. */
 export type RollupTable = { name: "usage_hourly"; bucket: "hour" } | { name: "usage_daily"; bucket: "day" };
 
+/** The hourly roll-up (migrations/0004). */
 export const HOURLY: RollupTable = { name: "usage_hourly", bucket: "hour" };
+/** The daily roll-up (migrations/0004). */
 export const DAILY: RollupTable = { name: "usage_daily", bucket: "day" };
 
 /** `ON CONFLICT` target of a roll-up table. */
