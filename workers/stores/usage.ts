@@ -76,12 +76,27 @@ export interface UsageLog {
   record(e: UsageEvent): Promise<void>;
 }
 
-/** The usage log of an env. */
+// Backoff before each retry of a write that never reached the database (a lost connection, a bridge hiccup).
+const RETRY_DELAYS_MS = [50, 250];
+
+/**
+ * The usage log of an env. A write that failed on the way (an error without a SQLSTATE `code`) is retried:
+ * the write is idempotent by request id and the roll-ups count it once, so a retry can never double count.
+ */
 export function usageLog(env: DbEnv): UsageLog {
   if (!env.DATABASE_URL) return { record: async () => {} };
   return {
     record: async (e) => {
-      await recordUsageEvent(env, e);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await recordUsageEvent(env, e);
+          return;
+        } catch (error) {
+          const delay = RETRY_DELAYS_MS[attempt];
+          if (delay === undefined || typeof (error as { code?: unknown }).code === "string") throw error;
+          await new Promise((resolve) => setTimeout(resolve, delay));
+        }
+      }
     },
   };
 }
