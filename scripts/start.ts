@@ -1,5 +1,5 @@
 // `npm start`: the whole service on this machine (see README "Local stack"). Data persists under .local/.
-import { startStack } from "./stack/start-stack";
+import { DEFAULT_READY_TIMEOUT_MS, startStack } from "./stack/start-stack";
 
 export { type Stack, type StackOptions, startStack } from "./stack/start-stack";
 
@@ -9,7 +9,8 @@ async function main(): Promise<void> {
   const dataDir = process.env.SVC_DATA_DIR || ".local";
   const before = new Set([...process.listeners("SIGINT"), ...process.listeners("SIGTERM")]);
   const gpu = !process.env.SVC_NO_GPU;
-  const stack = await startStack({ dataDir, port, gpu, log: (line) => console.log(line) });
+  const readyTimeoutMs = Number(process.env.SVC_READY_TIMEOUT_MS || DEFAULT_READY_TIMEOUT_MS);
+  const stack = await startStack({ dataDir, port, gpu, readyTimeoutMs, log: (line) => console.log(line) });
   // Miniflare installs exit hooks that call process.exit on SIGINT/SIGTERM before our async stop can
   // close PGlite and the child processes; we stop everything (Miniflare included) ourselves.
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

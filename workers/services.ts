@@ -4,8 +4,8 @@ import type { Env } from "./env";
 import { type Ledger, ledgerStub } from "./ledger/stub";
 import { KeyRateLimiter } from "./limits/key-limits";
 import type { AppEnv } from "./middleware/context";
+import { AdmissionStore } from "./stores/admission";
 import { type Database, database } from "./stores/db";
-import { IdempotencyStore } from "./stores/idempotency";
 import { cachedPostgresKeyStore, type KeyStore } from "./stores/keys";
 import { redisAccess } from "./stores/redis";
 import { type RefundIntentLog, refundIntentLog } from "./stores/refund-intents";
@@ -18,8 +18,10 @@ export interface Services {
   keys: KeyStore;
   /** The ledger Durable Object of an account. */
   ledger: (accountId: string) => Ledger;
+  /** Reads the key's rate-limit counts (headers of routes that take nothing). */
   limits: KeyRateLimiter;
-  idempotency: IdempotencyStore;
+  /** Decide's idempotency records and limits, one Redis round trip in and one out. */
+  admission: AdmissionStore;
   usage: UsageLog;
   refundIntents: RefundIntentLog;
   /** GPU pool (health kept across requests) and hosted fallback. */
@@ -34,7 +36,7 @@ export function buildServices(env: Env): Services {
     keys: cachedPostgresKeyStore(env),
     ledger: (accountId) => ledgerStub(env, accountId),
     limits: new KeyRateLimiter(redis),
-    idempotency: new IdempotencyStore(redis),
+    admission: new AdmissionStore(redis),
     usage: usageLog(env),
     refundIntents: refundIntentLog(env),
     engine: Engine.fromEnv(env),

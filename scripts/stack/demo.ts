@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { QueryFn } from "../migrations";
 import { seedAccount, seedKeys } from "./seed";
 
@@ -15,18 +16,17 @@ const DEMO_EMAIL = "demo@svc.local";
 export const DEMO_CREDIT_MICRO_CENTS = 10_000_000_000;
 
 /**
- * Idempotent demo seed: reuses the account and keys recorded in `file` when the database still has them,
- * otherwise creates the account (or new keys for it) and rewrites the file.
+ * Idempotent demo seed: reuses the account and keys of `previous` (the last demo.json) when the database
+ * still has them, otherwise creates the account (or new keys for it). Writes nothing: see writeDemo.
  */
-export async function ensureDemoAccount(query: QueryFn, file: string, baseUrl: string): Promise<DemoInfo> {
-  const previous = readDemo(file);
+export async function ensureDemoAccount(
+  query: QueryFn,
+  previous: DemoInfo | undefined,
+  baseUrl: string,
+): Promise<DemoInfo> {
   const existing = await query("SELECT id FROM accounts WHERE email = $1", [DEMO_EMAIL]);
   let accountId = existing.rows[0]?.id as string | undefined;
-  if (accountId && previous?.account_id === accountId) {
-    const info = { ...previous, base_url: baseUrl };
-    writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-    return info;
-  }
+  if (accountId && previous?.account_id === accountId) return { ...previous, base_url: baseUrl };
   let live: string;
   let test: string;
   if (accountId) {
@@ -46,9 +46,31 @@ export async function ensureDemoAccount(query: QueryFn, file: string, baseUrl: s
     accountId = seeded.accountId;
     [live, test] = [seeded.keys[0]!.secret, seeded.keys[1]!.secret];
   }
-  const info: DemoInfo = { base_url: baseUrl, account_id: accountId, live_key: live, test_key: test };
+  return { base_url: baseUrl, account_id: accountId, live_key: live, test_key: test };
+}
+
+/** Writes `demo.json` (owner-only: it holds key secrets). */
+export function writeDemo(file: string, info: DemoInfo): void {
   writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-  return info;
+}
+
+/**
+ * `demo.json` exists only while a started stack is ready (a script may wait for it): at the start of a
+ * start this moves a left-over one (a killed run) to `demo.last.json` and returns the last known demo,
+ * whose keys the seed reuses; writeDemo writes it back once ready.
+ */
+export function takeDemo(file: string): DemoInfo | undefined {
+  retireDemo(file);
+  return readDemo(lastDemoFile(file));
+}
+
+/** On stop: `demo.json` becomes `demo.last.json` (the keys stay readable; the next start reuses them). */
+export function retireDemo(file: string): void {
+  if (existsSync(file)) renameSync(file, lastDemoFile(file));
+}
+
+function lastDemoFile(file: string): string {
+  return join(dirname(file), "demo.last.json");
 }
 
 /**

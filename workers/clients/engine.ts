@@ -2,6 +2,7 @@ import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
 import type { ModelVersion } from "../../schema/models";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { RUNNING_LEASE_MS } from "../stores/idempotency";
 import { type FallbackConfig, FallbackError, fallbackScore } from "./fallback";
 import { GpuPool, GpuPoolError, poolUrls } from "./gpu-pool";
 
@@ -13,7 +14,21 @@ export interface Dispatched {
 export interface DispatchOptions {
   /** The fallback version allowed for this call, or null (exact version, `never`, test key, replay). */
   fallback: ModelVersion | null;
+  /** Billable input tokens: a GPU call's deadline grows with them (prefill dominates on long states). */
+  tokens: number;
 }
+
+/** A GPU call's deadline: 10 s plus 6 ms a token (a 16,384-token state prefills in about a minute on CPU). */
+export function gpuTimeoutMs(tokens: number): number {
+  return 10_000 + 6 * tokens;
+}
+
+/**
+ * All of dispatch — every GPU attempt and the fallback — ends within this budget, a minute inside the
+ * idempotency record's running lease, so an original can never outlive its lease and run beside a retry.
+ */
+export const DISPATCH_BUDGET_MS = RUNNING_LEASE_MS - 60_000;
+const FALLBACK_TIMEOUT_MS = 30_000;
 
 /** The hosted fallback's settings when all three variables are set, else null. */
 export function fallbackConfig(env: Env): FallbackConfig | null {
@@ -42,8 +57,12 @@ export class Engine {
    * `internal_error` (a worker answered wrongly).
    */
   async dispatch(req: ScoreRequest, opts: DispatchOptions): Promise<Dispatched> {
+    const deadlineAt = Date.now() + DISPATCH_BUDGET_MS;
     try {
-      return { served_by: "gpu", result: await this.pool.score(req) };
+      return {
+        served_by: "gpu",
+        result: await this.pool.score(req, { timeoutMs: gpuTimeoutMs(opts.tokens), deadlineAt }),
+      };
     } catch (err) {
       if (!(err instanceof GpuPoolError)) throw err;
       if (err.reason === "fault") {
@@ -58,7 +77,8 @@ export class Engine {
       });
     }
     try {
-      const result = await fallbackScore(this.fallback, { ...req, model: fb.id }, fb);
+      const timeoutMs = Math.max(1, Math.min(FALLBACK_TIMEOUT_MS, deadlineAt - Date.now()));
+      const result = await fallbackScore({ ...this.fallback, timeoutMs }, { ...req, model: fb.id }, fb);
       return { served_by: "fallback", result };
     } catch (err) {
       console.error(

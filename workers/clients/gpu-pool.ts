@@ -73,13 +73,27 @@ export class GpuPool {
     return false;
   }
 
-  /** Scores on the first worker that can; throws GpuPoolError when none could. */
-  async score(req: ScoreRequest): Promise<ScoreResponse> {
+  /**
+   * Scores on the first worker that can; throws GpuPoolError when none could. Each call's deadline is
+   * `timeoutMs` (default the pool's), never past `deadlineAt` (ms since epoch): no worker is tried after it.
+   */
+  async score(
+    req: ScoreRequest,
+    budget: { timeoutMs?: number; deadlineAt?: number } = {},
+  ): Promise<ScoreResponse> {
     if (this.workers.length === 0) throw new GpuPoolError("no_capacity", "no GPU workers configured");
     const order = [...this.workers].sort((a, b) => a.downUntil - b.downUntil || a.inflight - b.inflight);
     const body = JSON.stringify(req);
     let lastReason = "no worker ready";
     for (const w of order) {
+      const timeoutMs = Math.min(
+        budget.timeoutMs ?? this.timeoutMs,
+        (budget.deadlineAt ?? Infinity) - Date.now(),
+      );
+      if (timeoutMs <= 0) {
+        lastReason = "dispatch deadline passed";
+        break;
+      }
       if (!(await this.ready(w))) continue;
       w.inflight++;
       try {
@@ -88,7 +102,7 @@ export class GpuPool {
           method: "POST",
           headers: { ...headers, "content-type": "application/json" },
           body,
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: AbortSignal.timeout(timeoutMs),
         });
         const text = await res.text();
         if (res.ok) {
@@ -98,9 +112,17 @@ export class GpuPool {
         }
         const err = EngineError.safeParse(safeJson(text));
         const code = err.success ? err.data.error : `http_${res.status}`;
-        if (code === "overloaded" || code === "model_not_served" || res.status === 503) {
+        // A worker whose context cannot hold this request is a capacity problem, never the caller's 500.
+        if (code === "too_many_tokens")
+          console.error(`gpu worker ${w.url} cannot hold request ${req.request_id}`);
+        if (
+          code === "overloaded" ||
+          code === "too_many_tokens" ||
+          code === "model_not_served" ||
+          res.status === 503
+        ) {
           lastReason = code;
-          if (code === "overloaded") continue;
+          if (code === "overloaded" || code === "too_many_tokens") continue;
           w.downUntil = Date.now() + this.backoffMs;
           continue;
         }

@@ -4,13 +4,13 @@ import type { ScoreRequest } from "../../schema/engine-protocol";
 import type { JsonValue } from "../../schema/json";
 import { type Charge, takeCharge } from "../billing/charge";
 import { ApiError } from "../errors";
-import { type Admission, type MoneySubject, type RateLimitState, subjectOf } from "../limits/key-limits";
+import { type MoneySubject, type RateLimitState, subjectOf } from "../limits/key-limits";
 import type { Services } from "../services";
+import type { OriginalResult } from "../stores/idempotency";
 import type { KeyRecord } from "../stores/keys";
-import { StoreUnavailableError } from "../stores/redis";
 import type { UsageEvent } from "../stores/usage";
+import { enterCall, type Ticket } from "./admission";
 import type { DecisionParts } from "./decision";
-import { type IdempotencyHandle, idempotencyStep } from "./idempotency";
 import { replayDecision } from "./replay";
 import type { ResolvedModel } from "./resolve-model";
 
@@ -26,8 +26,7 @@ export interface MoneyPathInput {
 }
 
 /** The services and the caller the money path works with; `onRateLimit` receives the real counts. */
-export interface MoneyPathDeps
-  extends Pick<Services, "limits" | "idempotency" | "ledger" | "refundIntents" | "engine"> {
+export interface MoneyPathDeps extends Pick<Services, "admission" | "ledger" | "refundIntents" | "engine"> {
   key: KeyRecord;
   requestId: string;
   onRateLimit(state: RateLimitState): void;
@@ -40,9 +39,10 @@ export interface MoneyPathOutcome {
 }
 
 /**
- * Steps 7–10 of POST /v1/decide: idempotency (409 or a replay), rate limits (429), the charge (402), dispatch
- * (503/500) — every failure after the charge refunded before the error leaves. Fills `event` (the call's
- * usage event) with what happened; throws the spec's ApiError otherwise.
+ * Steps 7–10 of POST /v1/decide: idempotency and limits in one round trip (409, a replay, or 429), the charge
+ * (402), dispatch (503/500) — every failure after the charge refunded before the error leaves — then one
+ * round trip that completes the record and frees the slot. Fills `event` (the call's usage event) with what
+ * happened; throws the spec's ApiError otherwise.
  */
 export async function runMoneyPath(
   deps: MoneyPathDeps,
@@ -50,31 +50,37 @@ export async function runMoneyPath(
   event: UsageEvent,
 ): Promise<MoneyPathOutcome> {
   const subject = subjectOf(deps.key);
-  // 7. idempotency
-  const idem = await idempotencyStep(
-    deps.idempotency,
-    subject.keyId,
-    input.idempotencyKey,
-    input.body,
-    deps.requestId,
+  // 7–8. idempotency, then rate limits and quotas
+  const entry = await enterCall(
+    deps.admission,
+    {
+      subject,
+      requestId: deps.requestId,
+      tokens: input.tokens.input_tokens,
+      idempotencyKey: input.idempotencyKey,
+      body: input.body,
+    },
+    deps.onRateLimit,
   );
-  if (idem.kind === "replay") {
-    event.replayed = true;
-    return { decision: await replayDecision(deps, input, subject, idem.original, event), replayed: true };
+  if (entry.kind === "replay") return replay(deps, input, subject, entry.original, event);
+  const ticket = entry.ticket;
+  if (ticket.lapsedOwner) {
+    const kept = await settleLapsedOwner(deps, subject.accountId, ticket.lapsedOwner);
+    if (kept) {
+      await ticket.leave({ kind: "replayed", result: kept });
+      return replay(deps, input, subject, kept, event);
+    }
   }
-  const handle: IdempotencyHandle | null = idem.kind === "new" ? idem.handle : null;
-  let admission: Admission | null = null;
   let charge: Charge | null = null;
   try {
-    // 8. rate limits and quotas
-    admission = await admitOrFailOpen(deps, subject, input.tokens.input_tokens, handle !== null);
     // 9. balance
     charge = await takeCharge(deps, subject.accountId, subject.mode, deps.requestId, input.tokens);
     // 10. dispatch
     const out = await deps.engine.dispatch(input.engineRequest, {
       fallback: subject.mode === "live" ? input.resolved.fallback : null,
+      tokens: input.tokens.input_tokens,
     });
-    const original = {
+    const original: OriginalResult = {
       id: deps.requestId,
       created: Math.floor(decodeTime(deps.requestId.slice("req_".length)) / 1000),
       model: out.result.model,
@@ -82,65 +88,87 @@ export async function runMoneyPath(
       usage: charge.usage,
     };
     Object.assign(event, { model: original.model, served_by: out.served_by }, charge.usage);
-    await handle?.complete(original);
+    await complete(deps, ticket, original);
     return {
       decision: { ...original, calibration: out.result.calibration, answers: out.result.answers },
       replayed: false,
     };
   } catch (err) {
-    await undo(deps, err, { handle, admission, charge });
+    await undo(deps, err, ticket, charge);
     throw err;
-  } finally {
-    await admission?.release();
+  }
+}
+
+async function replay(
+  deps: MoneyPathDeps,
+  input: MoneyPathInput,
+  subject: MoneySubject,
+  original: OriginalResult,
+  event: UsageEvent,
+): Promise<MoneyPathOutcome> {
+  event.replayed = true;
+  return { decision: await replayDecision(deps, input, subject, original, event), replayed: true };
+}
+
+/**
+ * The record of a call whose lease lapsed is being taken over: its completion kept by the ledger (the
+ * record's completion write had failed) is replayed; otherwise its debit, if any, is refunded, so the
+ * retry is the only call charged.
+ */
+async function settleLapsedOwner(
+  deps: MoneyPathDeps,
+  accountId: string,
+  owner: string,
+): Promise<OriginalResult | null> {
+  try {
+    const settled = await deps.ledger(accountId).settleLapsed(owner);
+    return settled.completion ? (JSON.parse(settled.completion) as OriginalResult) : null;
+  } catch (err) {
+    console.error(
+      `lapsed owner not settled request_id=${owner}: ${err instanceof Error ? err.message : err}`,
+    );
+    throw new ApiError("billing_unavailable");
+  }
+}
+
+/**
+ * Completes the record and frees the slot (one round trip). If Redis cannot take it, the completion is kept
+ * by the ledger, so a retry that later takes the record over replays it instead of charging again.
+ */
+async function complete(deps: MoneyPathDeps, ticket: Ticket, original: OriginalResult): Promise<void> {
+  try {
+    await ticket.leave({ kind: "completed", result: original });
+  } catch (err) {
+    console.error(
+      `completion not written to redis request_id=${deps.requestId}: ${err instanceof Error ? err.message : err}`,
+    );
+    await deps
+      .ledger(deps.key.accountId)
+      .keepCompletion(deps.requestId, JSON.stringify(original))
+      .catch((e) =>
+        console.error(`COMPLETION LOST request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`),
+      );
   }
 }
 
 /**
  * A failed call takes nothing: after a 5xx the charge, the tpm tokens and the test quota go back BEFORE the
- * answer leaves and the record becomes `failed`; a 402 gives back the tokens; 402 / 429 keep no record.
+ * answer leaves and the record becomes `failed`; a 402 gives back the tokens and keeps no record.
  */
-async function undo(
-  deps: MoneyPathDeps,
-  err: unknown,
-  taken: { handle: IdempotencyHandle | null; admission: Admission | null; charge: Charge | null },
-): Promise<void> {
-  const { handle, admission, charge } = taken;
+async function undo(deps: MoneyPathDeps, err: unknown, ticket: Ticket, charge: Charge | null): Promise<void> {
   const status = err instanceof ApiError ? err.status : 500;
-  if (status >= 500) {
+  if (status >= 500)
     await charge
       ?.refund()
       .catch((e) =>
         console.error(`REFUND FAILED request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`),
       );
-    await admission?.refundTokens().catch(() => {});
-    if (admission) deps.onRateLimit(admission.state);
-    await handle?.fail();
-    return;
-  }
-  if (status === 402 && admission) {
-    await admission.refundTokens().catch(() => {});
-    deps.onRateLimit(admission.state);
-  }
-  await handle?.abandon();
-}
-
-async function admitOrFailOpen(
-  deps: MoneyPathDeps,
-  subject: MoneySubject,
-  tokens: number,
-  keyed: boolean,
-): Promise<Admission | null> {
-  try {
-    return await deps.limits.admit(subject, deps.requestId, tokens, deps.onRateLimit);
-  } catch (err) {
-    if (!(err instanceof StoreUnavailableError)) throw err;
-    // Limiter down: a keyed call already needed Redis; an unkeyed live call is still billed exactly by the
-    // ledger, so it runs unlimited; a test call cannot have its free quota enforced, so it waits.
-    console.error(`rate limiter unreachable request_id=${deps.requestId}`);
-    if (keyed || subject.mode === "test")
-      throw new ApiError("billing_unavailable", {
-        message: "Billing is temporarily unavailable.",
-      });
-    return null;
-  }
+  await ticket
+    .leave({ kind: status >= 500 ? "failed" : "refused" })
+    .catch((e) =>
+      console.error(
+        `admission not released request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`,
+      ),
+    );
+  if (ticket.state) deps.onRateLimit(ticket.state);
 }

@@ -23,7 +23,10 @@ export async function replayDecision(
   try {
     out = await deps.engine.dispatch(
       { ...input.engineRequest, model: gpuOriginal ? original.model : input.engineRequest.model },
-      { fallback: !gpuOriginal && subject.mode === "live" ? input.resolved.fallback : null },
+      {
+        fallback: !gpuOriginal && subject.mode === "live" ? input.resolved.fallback : null,
+        tokens: input.tokens.input_tokens,
+      },
     );
   } catch (err) {
     if (gpuOriginal && err instanceof ApiError && err.status === 500) throw new ApiError("no_capacity");

@@ -33,9 +33,12 @@ CREATE TABLE IF NOT EXISTS journal (
   flushed INTEGER NOT NULL DEFAULT 0,
   UNIQUE (kind, ref)
 );
+CREATE TABLE IF NOT EXISTS completions (request_id TEXT PRIMARY KEY, result TEXT NOT NULL, at INTEGER NOT NULL);
 `;
 
 const FLUSH_BATCH = 500;
+/** As long as idempotency records live (spec: 24 hours). */
+const COMPLETION_KEEP_MS = 24 * 3600 * 1000;
 const FLUSH_RETRY_MS = 5_000;
 
 function assertAmount(n: number, what: string): void {
@@ -205,6 +208,34 @@ export class AccountLedger extends DurableObject<Env> {
     return result;
   }
 
+  /**
+   * Keeps a decide call's completion (the original's identifiers and charge, never content) when the
+   * idempotency store could not take it, so a retry that takes over the record replays it instead of
+   * running and charging again.
+   */
+  async keepCompletion(request_id: string, result: string, now: number = Date.now()): Promise<void> {
+    this.sql.exec(
+      "INSERT INTO completions (request_id, result, at) VALUES (?, ?, ?) ON CONFLICT (request_id) DO NOTHING",
+      request_id,
+      result,
+      now,
+    );
+  }
+
+  /**
+   * Settles a call whose idempotency lease lapsed (a retry is taking its record over): its kept completion,
+   * if any, to be replayed; otherwise its debit, if it has one, is refunded — that call never recorded an
+   * answer, and the retry will be charged instead, never both.
+   */
+  async settleLapsed(request_id: string): Promise<{ completion: string | null; refunded: boolean }> {
+    const kept = this.sql
+      .exec<{ result: string }>("SELECT result FROM completions WHERE request_id = ?", request_id)
+      .toArray()[0];
+    if (kept) return { completion: kept.result, refunded: false };
+    const refund = await this.refund(request_id);
+    return { completion: null, refunded: refund.found && !refund.duplicate };
+  }
+
   /** Adds a settled payment to the balance once per payment id. */
   async credit(input: CreditInput): Promise<CreditResult> {
     if (!Number.isSafeInteger(input.amount_micro_cents) || input.amount_micro_cents <= 0)
@@ -301,6 +332,8 @@ export class AccountLedger extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    // Kept completions serve retries within the idempotency window only.
+    this.sql.exec("DELETE FROM completions WHERE at < ?", Date.now() - COMPLETION_KEEP_MS);
     try {
       await this.applyRefundIntents();
       await this.flush();

@@ -4,7 +4,7 @@ import type { AccountLedger } from "./account-ledger";
 /** The RPC surface of an account's ledger as the Worker calls it. */
 export type Ledger = Pick<
   DurableObjectStub<AccountLedger>,
-  "debit" | "refund" | "credit" | "balance" | "applyRefundIntents"
+  "debit" | "refund" | "credit" | "balance" | "applyRefundIntents" | "keepCompletion" | "settleLapsed"
 >;
 
 /** How an account's ledger is reached: one Durable Object per account, named by the account id. */

@@ -1,7 +1,6 @@
-import { dayOf, secondsToUtcMidnight } from "../../schema/periods";
-import { ApiError } from "../errors";
+import { dayOf } from "../../schema/periods";
 import type { KeyRecord } from "../stores/keys";
-import { type AdmitOutcome, admit, giveBack, type LimitValues, peek, WINDOW_MS } from "../stores/rate-limits";
+import { type LimitValues, peek, WINDOW_MS } from "../stores/rate-limits";
 import type { RedisAccess } from "../stores/redis";
 
 /** Window of `rpm` and `tpm`, seconds. */
@@ -78,88 +77,9 @@ export function waitSeconds(ms: number): number {
   return Math.min(RATE_WINDOW_SECONDS, Math.max(1, Math.ceil(ms / 1000)));
 }
 
-/** A taken admission: what to give back on a 5xx and the slot to free on every exit. */
-export interface Admission {
-  state: RateLimitState;
-  release(): Promise<void>;
-  refundTokens(): Promise<void>;
-}
-
-/** Per-key and per-account rpm, tpm, concurrency and the test quota, over one atomic Redis script. */
+/** Reads a key's rate-limit counts without taking anything (the decide path takes them in `decide/admission`). */
 export class KeyRateLimiter {
   constructor(private readonly redis: RedisAccess) {}
-
-  /**
-   * Step 8 of the order of checks. Reports the real counts to `onState`, then throws 429 naming the
-   * exhausted limit (nothing taken), or StoreUnavailableError when Redis cannot be reached (the caller
-   * decides; see docs/decisions.md).
-   */
-  async admit(
-    subject: MoneySubject,
-    requestId: string,
-    tokens: number,
-    onState: (s: RateLimitState) => void = () => {},
-    now: number = Date.now(),
-  ): Promise<Admission> {
-    const limits = limitsFor(subject);
-    const policy = limits.key;
-    const out: AdmitOutcome = await this.redis.run((redis) =>
-      admit(redis, {
-        keyId: subject.keyId,
-        accountId: subject.accountId,
-        mode: subject.mode,
-        key: limits.key,
-        account: limits.account,
-        concurrency: CONCURRENCY[subject.mode],
-        dailyQuota: subject.mode === "test" ? TEST_DAILY_QUOTA : 0,
-        day: dayOf(now),
-        tokens,
-        requestId,
-        leaseMs: SLOT_LEASE_MS,
-        now,
-      }),
-    );
-    const state: RateLimitState = {
-      policy,
-      remaining: out.remaining,
-      resetSeconds: waitSeconds(out.resetMs),
-    };
-    onState(state);
-    if (out.verdict !== "ok") {
-      const retryAfter =
-        out.verdict === "test_daily_quota"
-          ? secondsToUtcMidnight(now)
-          : out.verdict === "concurrency"
-            ? undefined
-            : waitSeconds(out.waitMs);
-      throw new ApiError(out.verdict, { retryAfter });
-    }
-    const redis = this.redis;
-    const subjectKeys = { ...subject, day: dayOf(now), requestId };
-    let released = false;
-    let refunded = false;
-    return {
-      state,
-      async release() {
-        if (released) return;
-        released = true;
-        await redis
-          .run((r) => giveBack(r, { ...subjectKeys, tokens: 0, testQuota: false, releaseSlot: true }))
-          .catch(() => {});
-      },
-      async refundTokens() {
-        if (refunded) return;
-        refunded = true;
-        await redis.run((r) =>
-          giveBack(r, { ...subjectKeys, tokens, testQuota: subject.mode === "test", releaseSlot: false }),
-        );
-        state.remaining = {
-          rpm: state.remaining.rpm,
-          tpm: Math.min(state.remaining.tpm + tokens, policy.tpm),
-        };
-      },
-    };
-  }
 
   /** Current counts for routes that take nothing (headers on every authenticated response); null when down. */
   async current(subject: MoneySubject, now: number = Date.now()): Promise<RateLimitState | null> {

@@ -1,6 +1,4 @@
-import type { Redis } from "@upstash/redis";
 import type { Usage } from "../../schema/decide";
-import type { RedisAccess } from "./redis";
 
 /** Idempotency records are kept 24 hours (spec: Limits → Other limits). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -30,79 +28,39 @@ export interface IdempotencyRecord {
   result?: OriginalResult;
 }
 
-const BEGIN = `
-local v = redis.call('GET', KEYS[1])
-local now = tonumber(ARGV[2])
-if v then
+/**
+ * `idem_check(key, now, fingerprint, lease)` → 'running' | 'reused' | 'replay', record | 'new', nil, lapsed
+ * owner ('' when none). A `running` record whose lease lapsed is taken over; its owner is returned so the
+ * caller can settle what that call left behind.
+ */
+export const IDEM_CHECK_LUA = `
+local function idem_check(key, now, fp, lease)
+  local v = redis.call('GET', key)
+  if not v then return 'new', nil, '' end
   local rec = cjson.decode(v)
-  if rec.status == 'running' and now - tonumber(rec.updated_at) < tonumber(ARGV[4]) then return {'running', ''} end
+  if rec.status == 'running' and now - tonumber(rec.updated_at) < lease then return 'running', nil, '' end
   if rec.status == 'completed' then
-    if rec.fingerprint == ARGV[3] then return {'replay', v} end
-    return {'reused', ''}
+    if rec.fingerprint == fp then return 'replay', v, '' end
+    return 'reused', nil, ''
   end
+  if rec.status == 'running' then return 'new', nil, rec.owner end
+  return 'new', nil, ''
 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[5]))
-return {'new', ''}
 `;
 
-const UPDATE_IF_OWNER = `
-local v = redis.call('GET', KEYS[1])
-if not v then return 0 end
-local rec = cjson.decode(v)
-if rec.owner ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
-return 1
+/** `idem_update(key, owner, next)`: replaces the record (deletes it when next is '') if `owner` still owns it. */
+export const IDEM_UPDATE_LUA = `
+local function idem_update(key, owner, nxt)
+  local v = redis.call('GET', key)
+  if not v then return 0 end
+  local rec = cjson.decode(v)
+  if rec.owner ~= owner then return 0 end
+  if nxt == '' then redis.call('DEL', key) else redis.call('SET', key, nxt, 'KEEPTTL') end
+  return 1
+end
 `;
 
-export type BeginOutcome =
-  | { kind: "new" }
-  | { kind: "running" }
-  | { kind: "reused" }
-  | { kind: "replay"; record: IdempotencyRecord };
-
+/** The Redis key of an idempotency record (scoped to the API key). */
 export function recordKey(keyId: string, keyHash: string): string {
   return `idem:${keyId}:${keyHash}`;
-}
-
-/** Creates a `running` record, or reports the existing one's state (one atomic step). */
-export async function beginRecord(redis: Redis, record: IdempotencyRecord): Promise<BeginOutcome> {
-  const [kind, raw] = (await redis.eval(
-    BEGIN,
-    [recordKey(record.key_id, record.key_hash)],
-    [JSON.stringify(record), record.created_at, record.fingerprint, RUNNING_LEASE_MS, IDEMPOTENCY_TTL_MS],
-  )) as [string, unknown];
-  if (kind === "replay") {
-    const rec = (typeof raw === "string" ? JSON.parse(raw) : raw) as IdempotencyRecord;
-    return { kind, record: rec };
-  }
-  return { kind: kind as "new" | "running" | "reused" };
-}
-
-/** Replaces the record (or deletes it when `next` is null) if `owner` still owns it. */
-export async function updateRecord(
-  redis: Redis,
-  keyId: string,
-  keyHash: string,
-  owner: string,
-  next: IdempotencyRecord | null,
-): Promise<boolean> {
-  const res = await redis.eval(
-    UPDATE_IF_OWNER,
-    [recordKey(keyId, keyHash)],
-    [owner, next ? JSON.stringify(next) : ""],
-  );
-  return Number(res) === 1;
-}
-
-/** Idempotency records in Redis; transport failures surface as `StoreUnavailableError`. */
-export class IdempotencyStore {
-  constructor(private readonly redis: RedisAccess) {}
-
-  begin(record: IdempotencyRecord): Promise<BeginOutcome> {
-    return this.redis.run((r) => beginRecord(r, record));
-  }
-
-  update(keyId: string, keyHash: string, owner: string, next: IdempotencyRecord | null): Promise<boolean> {
-    return this.redis.run((r) => updateRecord(r, keyId, keyHash, owner, next));
-  }
 }

@@ -36,72 +36,78 @@ local function usage(log, weighted, now, win, q, cost)
 end
 `;
 
-const ADMIT = `${LOGS}
-local now = tonumber(ARGV[1])
-local win = tonumber(ARGV[2])
-local tokens = tonumber(ARGV[3])
--- limits: key rpm, key tpm, account rpm, account tpm
-local q = { tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]) }
-local cost = { 1, tokens, 1, tokens }
-local concQ = tonumber(ARGV[8])
-local dayQ = tonumber(ARGV[9])
-local id = ARGV[11]
-redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
-local verdict = 0
-if redis.call('ZCARD', KEYS[5]) >= concQ then verdict = 3 end
-local rem = {}
-local wait = 0
-local oldest = win
-for i = 1, 4 do
-  trim(KEYS[i], now, win)
-  local used, w, amounts = usage(KEYS[i], i % 2 == 0, now, win, q[i], cost[i])
-  rem[i] = q[i] - used
-  if w ~= 0 then
-    if verdict == 0 then
-      if i % 2 == 1 then verdict = 1 else verdict = 2 end
-    end
-    if w < 0 then w = win end
-    if w > wait then wait = w end
-  end
-  if i <= 2 and #amounts > 0 and amounts[1][2] + win - now < oldest then oldest = amounts[1][2] + win - now end
-end
-local dayUsed = tonumber(redis.call('GET', KEYS[6]) or '0')
-if verdict == 0 and dayQ > 0 and dayUsed + tokens > dayQ then verdict = 4 end
-if verdict == 0 then
+/**
+ * `take_limits(k, a)`: k = {key rpm log, key tpm log, account rpm log, account tpm log, inflight, day};
+ * a = {now, win, tokens, q1..q4, concurrency, day quota, slot lease, id}. Checks every limit and takes all of
+ * them or nothing; returns {verdict, rpm left, tpm left, wait ms, reset ms}.
+ */
+export const TAKE_LIMITS = `${LOGS}
+local function take_limits(k, a)
+  local now, win, tokens = a[1], a[2], a[3]
+  local q = { a[4], a[5], a[6], a[7] }
+  local cost = { 1, tokens, 1, tokens }
+  local concQ, dayQ, lease, id = a[8], a[9], a[10], a[11]
+  redis.call('ZREMRANGEBYSCORE', k[5], '-inf', now)
+  local verdict = 0
+  if redis.call('ZCARD', k[5]) >= concQ then verdict = 3 end
+  local rem = {}
+  local wait = 0
+  local oldest = win
   for i = 1, 4 do
-    local member = id
-    if i % 2 == 0 then member = id .. ':' .. tokens end
-    redis.call('ZADD', KEYS[i], now, member)
-    redis.call('PEXPIRE', KEYS[i], win + 1000)
-    rem[i] = rem[i] - cost[i]
+    trim(k[i], now, win)
+    local used, w, amounts = usage(k[i], i % 2 == 0, now, win, q[i], cost[i])
+    rem[i] = q[i] - used
+    if w ~= 0 then
+      if verdict == 0 then
+        if i % 2 == 1 then verdict = 1 else verdict = 2 end
+      end
+      if w < 0 then w = win end
+      if w > wait then wait = w end
+    end
+    if i <= 2 and #amounts > 0 and amounts[1][2] + win - now < oldest then oldest = amounts[1][2] + win - now end
   end
-  if oldest > win then oldest = win end
-  redis.call('ZADD', KEYS[5], now + tonumber(ARGV[10]), id)
-  redis.call('PEXPIRE', KEYS[5], tonumber(ARGV[10]) + 1000)
-  if dayQ > 0 then
-    redis.call('INCRBY', KEYS[6], tokens)
-    redis.call('EXPIRE', KEYS[6], 90000)
+  local dayUsed = tonumber(redis.call('GET', k[6]) or '0')
+  if verdict == 0 and dayQ > 0 and dayUsed + tokens > dayQ then verdict = 4 end
+  if verdict == 0 then
+    for i = 1, 4 do
+      local member = id
+      if i % 2 == 0 then member = id .. ':' .. tokens end
+      redis.call('ZADD', k[i], now, member)
+      redis.call('PEXPIRE', k[i], win + 1000)
+      rem[i] = rem[i] - cost[i]
+    end
+    redis.call('ZADD', k[5], now + lease, id)
+    redis.call('PEXPIRE', k[5], lease + 1000)
+    if dayQ > 0 then
+      redis.call('INCRBY', k[6], tokens)
+      redis.call('EXPIRE', k[6], 90000)
+    end
   end
+  return { verdict, math.floor(math.min(rem[1], rem[3])), math.floor(math.min(rem[2], rem[4])), wait, oldest }
 end
-local rpm = math.floor(math.min(rem[1], rem[3]))
-local tpm = math.floor(math.min(rem[2], rem[4]))
-return { verdict, rpm, tpm, wait, oldest }
 `;
 
-/** Gives back what an admitted call took from tpm and the test quota, and/or frees its concurrency slot. */
-const GIVE_BACK = `
-local tokens = tonumber(ARGV[1])
-local id = ARGV[2]
-if tokens > 0 then
-  redis.call('ZREM', KEYS[1], id .. ':' .. tokens)
-  redis.call('ZREM', KEYS[2], id .. ':' .. tokens)
-  if KEYS[3] ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then
-    local v = tonumber(redis.call('GET', KEYS[3]))
-    redis.call('DECRBY', KEYS[3], math.min(v, tokens))
+/**
+ * `give_back(k, id, tokens, rpm)`: k = {key rpm log, key tpm log, account rpm log, account tpm log,
+ * inflight, day or ''}. Removes the call's tokens (when tokens > 0, also from the test quota's day counter),
+ * its requests (when rpm), and always frees its concurrency slot.
+ */
+export const GIVE_BACK_LUA = `
+local function give_back(k, id, tokens, rpm)
+  if tokens > 0 then
+    redis.call('ZREM', k[2], id .. ':' .. tokens)
+    redis.call('ZREM', k[4], id .. ':' .. tokens)
+    if k[6] ~= '' and redis.call('EXISTS', k[6]) == 1 then
+      local v = tonumber(redis.call('GET', k[6]))
+      redis.call('DECRBY', k[6], math.min(v, tokens))
+    end
   end
+  if rpm then
+    redis.call('ZREM', k[1], id)
+    redis.call('ZREM', k[3], id)
+  end
+  redis.call('ZREM', k[5], id)
 end
-if ARGV[3] == '1' then redis.call('ZREM', KEYS[4], id) end
-return 1
 `;
 
 const PEEK = `${LOGS}
@@ -151,7 +157,7 @@ const VERDICTS: Verdict[] = [
   "test_daily_quota",
 ];
 
-export interface AdmitOutcome {
+export interface LimitsOutcome {
   verdict: Verdict;
   /** Remaining after this call (min of key and account), never below 0. */
   remaining: LimitValues;
@@ -161,21 +167,26 @@ export interface AdmitOutcome {
   resetMs: number;
 }
 
-type Subject = Pick<AdmitInput, "keyId" | "accountId" | "mode" | "day">;
+/** Who the limits count for, and the UTC day of the test quota. */
+export type LimitSubject = Pick<AdmitInput, "keyId" | "accountId" | "mode" | "day">;
 
-function logKeys(s: Subject): string[] {
+/** The six keys of `take_limits` / `give_back`: four logs, the concurrency slots, the test quota's day. */
+export function limitKeys(s: LimitSubject): string[] {
   const k = `rl:k:${s.keyId}`;
   const a = `rl:a:${s.accountId}:${s.mode}`;
-  return [`${k}:rpm`, `${k}:tpm`, `${a}:rpm`, `${a}:tpm`];
+  return [
+    `${k}:rpm`,
+    `${k}:tpm`,
+    `${a}:rpm`,
+    `${a}:tpm`,
+    `rl:a:${s.accountId}:inflight`,
+    `${a}:day:${s.day}`,
+  ];
 }
 
-const inflightKey = (accountId: string) => `rl:a:${accountId}:inflight`;
-const dayKey = (s: Subject) => `rl:a:${s.accountId}:${s.mode}:day:${s.day}`;
-
-/** Checks and takes rpm, tpm, concurrency and the test quota for one call, atomically. */
-export async function admit(redis: Redis, input: AdmitInput): Promise<AdmitOutcome> {
-  const keys = [...logKeys(input), inflightKey(input.accountId), dayKey(input)];
-  const res = (await redis.eval(ADMIT, keys, [
+/** The `a` arguments of `take_limits` for one call. */
+export function takeLimitsArgs(input: AdmitInput): (string | number)[] {
+  return [
     input.now,
     WINDOW_MS,
     input.tokens,
@@ -187,34 +198,25 @@ export async function admit(redis: Redis, input: AdmitInput): Promise<AdmitOutco
     input.dailyQuota,
     input.leaseMs,
     input.requestId,
-  ])) as [number, number, number, number, number];
-  return {
-    verdict: VERDICTS[res[0]] ?? "ok",
-    remaining: { rpm: Math.max(0, res[1]), tpm: Math.max(0, res[2]) },
-    waitMs: res[3],
-    resetMs: res[4],
-  };
+  ];
 }
 
-/**
- * Gives an admitted call's `tokens` back to the tpm logs (and the test quota when `testQuota`), and/or frees
- * its concurrency slot (`releaseSlot`).
- */
-export async function giveBack(
-  redis: Redis,
-  input: Subject & { requestId: string; tokens: number; testQuota: boolean; releaseSlot: boolean },
-): Promise<void> {
-  const logs = logKeys(input);
-  const keys = [logs[1]!, logs[3]!, input.testQuota ? dayKey(input) : "", inflightKey(input.accountId)];
-  await redis.eval(GIVE_BACK, keys, [input.tokens, input.requestId, input.releaseSlot ? "1" : "0"]);
+/** `take_limits`' answer as a value. */
+export function limitsOutcome(res: readonly number[]): LimitsOutcome {
+  return {
+    verdict: VERDICTS[res[0]!] ?? "ok",
+    remaining: { rpm: Math.max(0, res[1]!), tpm: Math.max(0, res[2]!) },
+    waitMs: res[3]!,
+    resetMs: res[4]!,
+  };
 }
 
 /** Used amounts (key rpm, key tpm, account rpm, account tpm) and the reset in ms, without taking anything. */
 export async function peek(
   redis: Redis,
-  input: Subject,
+  input: LimitSubject,
   now: number,
 ): Promise<{ used: [number, number, number, number]; resetMs: number }> {
-  const out = (await redis.eval(PEEK, logKeys(input), [now, WINDOW_MS])) as number[];
+  const out = (await redis.eval(PEEK, limitKeys(input).slice(0, 4), [now, WINDOW_MS])) as number[];
   return { used: [out[0]!, out[1]!, out[2]!, out[3]!], resetMs: out[4]! };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -6,11 +6,23 @@ import { startStack } from "../../../scripts/stack/start-stack";
 
 const KEY = /^svc_(live|test)_([0-9A-Za-z]{34})([0-9A-Za-z]{6})$/;
 
+function decide(baseUrl: string, key: string): Promise<Response> {
+  return fetch(`${baseUrl}/v1/decide`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "svc-1",
+      state: "The customer wrote: my parcel arrived broken, I want my money back.",
+      questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
+    }),
+  });
+}
+
 describe("npm start (startStack), black-box over HTTP", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-start-test-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("answers /livez, seeds a demo account with a live and a test key, writes demo.json; data survives a restart", async () => {
+  it("answers /livez, seeds a demo account with a live and a test key, writes demo.json while it runs; data survives a restart", async () => {
     const first = await startStack({ dataDir, gpu: false });
     let demo: { account_id: string; base_url: string; live_key: string; test_key: string };
     try {
@@ -33,6 +45,9 @@ describe("npm start (startStack), black-box over HTTP", () => {
       await first.stop();
     }
     expect(existsSync(join(dataDir, "pg"))).toBe(true);
+    // demo.json exists only while the stack runs; the keys stay in demo.last.json for the next start.
+    expect(existsSync(join(dataDir, "demo.json"))).toBe(false);
+    expect(JSON.parse(readFileSync(join(dataDir, "demo.last.json"), "utf8"))).toEqual(demo);
 
     const second = await startStack({ dataDir, gpu: false });
     try {
@@ -49,5 +64,54 @@ describe("npm start (startStack), black-box over HTTP", () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it("with the GPU worker: resolves only once a decide is served by the GPU; demo.json appears only then; the first decide after it is a 200 from the GPU", async () => {
+    const dir = mkdtempSync(join(dataDir, "gpu-"));
+    const file = join(dir, "demo.json");
+    // A demo.json left by an earlier run must not look like this start being ready.
+    writeFileSync(file, JSON.stringify({ base_url: "http://127.0.0.1:1", account_id: "acc_stale" }));
+    const lines: string[] = [];
+    const servedLogged = () => lines.some((l) => /served by the GPU/.test(l));
+    const seen: Array<{ file: boolean; served: boolean }> = [];
+    const poll = setInterval(() => seen.push({ file: existsSync(file), served: servedLogged() }), 20);
+    const stack = await startStack({ dataDir: dir, log: (l) => lines.push(l) }).finally(() =>
+      clearInterval(poll),
+    );
+    try {
+      const res = await decide(stack.baseUrl, stack.demo!.test_key);
+      const body = await res.text();
+      expect(res.status, body).toBe(200);
+      expect(JSON.parse(body)).toMatchObject({ object: "decision", served_by: "gpu", model: "svc-1.0.0" });
+
+      expect(stack.served).toMatchObject({ model: "svc-1.0.0" });
+      expect(seen.some((s) => !s.file)).toBe(true); // the stale file went away while starting
+      expect(seen.filter((s) => s.file && !s.served)).toEqual([]); // and came back only when served
+      const demo = JSON.parse(readFileSync(file, "utf8"));
+      expect(demo).toEqual(stack.demo);
+      expect(demo.base_url).toBe(stack.baseUrl);
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  it("a GPU worker that cannot get ready fails the start with the reason and the fix, and writes no demo.json", async () => {
+    const dir = mkdtempSync(join(dataDir, "nogpu-"));
+    await expect(
+      startStack({ dataDir: dir, gpuEnv: { SVC_MODEL_PATH: join(dir, "missing.gguf") } }),
+    ).rejects.toThrow(
+      /GPU worker did not become ready(.|\n)*model file not found(.|\n)*Fix: run `npm run setup`/,
+    );
+    expect(existsSync(join(dir, "demo.json"))).toBe(false);
+  });
+
+  it("the wait for readiness is bounded (readyTimeoutMs)", async () => {
+    const dir = mkdtempSync(join(dataDir, "slow-"));
+    const t0 = Date.now();
+    await expect(startStack({ dataDir: dir, readyTimeoutMs: 1_500 })).rejects.toThrow(
+      /GPU worker did not become ready: worker not ready within 1500 ms/,
+    );
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(existsSync(join(dir, "demo.json"))).toBe(false);
   });
 });

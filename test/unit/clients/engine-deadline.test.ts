@@ -1,0 +1,57 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DISPATCH_BUDGET_MS, gpuTimeoutMs } from "../../../workers/clients/engine";
+import { GpuPool, GpuPoolError } from "../../../workers/clients/gpu-pool";
+import { RUNNING_LEASE_MS } from "../../../workers/stores/idempotency";
+
+const hanging = createServer(() => {}); // accepts, never answers
+const tooSmall = createServer((_req, res) => {
+  res.writeHead(413, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: "too_many_tokens", message: "context holds 8192" }));
+});
+let url = "";
+let tooSmallUrl = "";
+const listen = async (s: typeof hanging) => {
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+};
+beforeAll(async () => {
+  url = await listen(hanging);
+  tooSmallUrl = await listen(tooSmall);
+});
+afterAll(() => {
+  for (const s of [hanging, tooSmall]) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+const req = { request_id: "req_x", model: "svc-1.0.0", state: "s", questions: [] } as never;
+
+describe("an original can never outlive its idempotency lease: dispatch has a budget inside it", () => {
+  it("the whole dispatch budget ends a minute inside the running lease", () => {
+    expect(DISPATCH_BUDGET_MS).toBe(RUNNING_LEASE_MS - 60_000);
+  });
+
+  it("a GPU call's deadline grows with the request's tokens (16,384 tokens → 108 s)", () => {
+    expect(gpuTimeoutMs(0)).toBe(10_000);
+    expect(gpuTimeoutMs(16_384)).toBe(108_304);
+  });
+
+  it("no worker is waited on past the deadline: a hanging worker → no_capacity, not a hang", async () => {
+    const pool = new GpuPool([url, url], "secret-secret-secret");
+    const err = await pool.score(req, { timeoutMs: 60_000, deadlineAt: Date.now() + 300 }).catch((e) => e);
+    expect(err).toBeInstanceOf(GpuPoolError);
+    expect((err as GpuPoolError).reason).toBe("no_capacity");
+  });
+});
+
+describe("'an engine \"too many tokens\" never surfaces as 500'", () => {
+  it("a worker whose context cannot hold the request → the next one, else no_capacity (503), never a fault", async () => {
+    const pool = new GpuPool([tooSmallUrl], "secret-secret-secret");
+    const err = await pool.score(req, { timeoutMs: 5_000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(GpuPoolError);
+    expect((err as GpuPoolError).reason).toBe("no_capacity");
+  });
+});

@@ -1,0 +1,136 @@
+import type { Redis } from "@upstash/redis";
+import {
+  IDEM_CHECK_LUA,
+  IDEM_UPDATE_LUA,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyRecord,
+  RUNNING_LEASE_MS,
+  recordKey,
+} from "./idempotency";
+import {
+  type AdmitInput,
+  GIVE_BACK_LUA,
+  type LimitsOutcome,
+  limitKeys,
+  limitsOutcome,
+  TAKE_LIMITS,
+  takeLimitsArgs,
+} from "./rate-limits";
+import type { RedisAccess } from "./redis";
+
+/**
+ * Steps 7 and 8 of a decide call in ONE round trip: the idempotency record (409 / replay / new, a lapsed
+ * `running` record taken over), then every limit; a refused call keeps no record (spec: no record for a 429).
+ * KEYS: the six limit keys, then the record key ('' without an idempotency key).
+ */
+const ENTER = `${TAKE_LIMITS}${IDEM_CHECK_LUA}
+local idemKey = KEYS[7]
+local a = {}
+for i = 1, 11 do a[i] = tonumber(ARGV[i]) or ARGV[i] end
+local lapsed = ''
+if idemKey ~= '' then
+  local kind, rec, owner = idem_check(idemKey, a[1], ARGV[13], tonumber(ARGV[14]))
+  if kind ~= 'new' then return { kind, rec or '' } end
+  lapsed = owner
+end
+local r = take_limits({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6] }, a)
+if r[1] ~= 0 then return { 'limited', '', r[1], r[2], r[3], r[4], r[5] } end
+if idemKey ~= '' then redis.call('SET', idemKey, ARGV[12], 'PX', tonumber(ARGV[15])) end
+return { 'admitted', lapsed, r[1], r[2], r[3], r[4], r[5] }
+`;
+
+/**
+ * Everything a decide call gives back or writes after dispatch, in ONE round trip: the record (completed,
+ * failed or removed, if still owned), the tokens of a refunded call, its requests (an undone admission) and
+ * its concurrency slot. KEYS: the six limit keys, then the record key or ''.
+ */
+const LEAVE = `${GIVE_BACK_LUA}${IDEM_UPDATE_LUA}
+if KEYS[7] ~= '' and ARGV[2] == '1' then idem_update(KEYS[7], ARGV[1], ARGV[3]) end
+local day = KEYS[6]
+if ARGV[6] ~= '1' then day = '' end
+give_back({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], day }, ARGV[1], tonumber(ARGV[4]), ARGV[5] == '1')
+return 1
+`;
+
+export type EnterOutcome =
+  | { kind: "running" }
+  | { kind: "reused" }
+  | { kind: "replay"; record: IdempotencyRecord }
+  | ({ kind: "limited" } & LimitsOutcome)
+  | ({ kind: "admitted"; lapsedOwner: string | null } & LimitsOutcome);
+
+/** What leaving writes: the record's next state (when there is one), and what goes back to the limits. */
+export interface LeaveInput {
+  /** `{ next }` replaces the owned record (`null` removes it); omitted leaves it alone. */
+  record?: { next: IdempotencyRecord | null };
+  /** Tokens to remove from the tpm logs (and the test quota when `testQuota`); 0 for none. */
+  refundTokens: number;
+  testQuota: boolean;
+  /** Also remove the call from the rpm logs (an admission undone, e.g. a replay found after a takeover). */
+  undoRequest: boolean;
+}
+
+/** The combined idempotency-and-limits store of decide calls. */
+export class AdmissionStore {
+  constructor(private readonly redis: RedisAccess) {}
+
+  /** One round trip: record check, then limits; the record is written only when the call is admitted. */
+  enter(input: AdmitInput, record: IdempotencyRecord | null): Promise<EnterOutcome> {
+    return this.redis.run((r) => enter(r, input, record));
+  }
+
+  /** One round trip after dispatch. */
+  leave(subject: AdmitInput, record: IdempotencyRecord | null, input: LeaveInput): Promise<void> {
+    return this.redis.run((r) => leave(r, subject, record, input));
+  }
+}
+
+const keysOf = (input: AdmitInput, record: IdempotencyRecord | null) => [
+  ...limitKeys(input),
+  record ? recordKey(record.key_id, record.key_hash) : "",
+];
+
+async function enter(
+  redis: Redis,
+  input: AdmitInput,
+  record: IdempotencyRecord | null,
+): Promise<EnterOutcome> {
+  const res = (await redis.eval(ENTER, keysOf(input, record), [
+    ...takeLimitsArgs(input),
+    record ? JSON.stringify(record) : "",
+    record?.fingerprint ?? "",
+    RUNNING_LEASE_MS,
+    IDEMPOTENCY_TTL_MS,
+  ])) as [string, unknown, ...number[]];
+  const [kind, payload, ...limits] = res;
+  if (kind === "running") return { kind };
+  if (kind === "reused") return { kind };
+  if (kind === "replay")
+    return {
+      kind,
+      record: (typeof payload === "string" ? JSON.parse(payload) : payload) as IdempotencyRecord,
+    };
+  const outcome = limitsOutcome(limits);
+  if (kind === "limited") return { kind, ...outcome };
+  return {
+    kind: "admitted",
+    lapsedOwner: typeof payload === "string" && payload !== "" ? payload : null,
+    ...outcome,
+  };
+}
+
+async function leave(
+  redis: Redis,
+  subject: AdmitInput,
+  record: IdempotencyRecord | null,
+  input: LeaveInput,
+): Promise<void> {
+  await redis.eval(LEAVE, keysOf(subject, record), [
+    subject.requestId,
+    input.record ? "1" : "0",
+    input.record?.next ? JSON.stringify(input.record.next) : "",
+    input.refundTokens,
+    input.undoRequest ? "1" : "0",
+    input.testQuota ? "1" : "0",
+  ]);
+}
