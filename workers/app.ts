@@ -11,6 +11,7 @@ import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
 import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
+import { getUsage } from "./routes/usage/get";
 import { provideServices, type ServicesFactory } from "./services";
 
 /**
@@ -31,6 +32,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     listModels,
     getKey,
     getBalance,
+    getUsage,
     creditLedger,
     openApiDocument(app),
   ]);
