@@ -180,6 +180,9 @@ try {
     status: 200,
     error_code: null,
     replayed: false,
+    client_request_id: null,
+    client_name: null,
+    client_version: null,
     at: now - (i % 3) * H,
   });
   const W = 1_000;

@@ -39,6 +39,9 @@ export function usageEvent(accountId: string, at: number, over: Partial<UsageEve
     status: 200,
     error_code: null,
     replayed: false,
+    client_request_id: null,
+    client_name: null,
+    client_version: null,
     at,
     ...over,
   };

@@ -20,6 +20,10 @@ export interface UsageEvent {
   replayed: boolean;
   /** ms since epoch */
   at: number;
+  /** The caller's `x-client-request-id`, and the client named by `user-agent` (spec: request metadata). */
+  client_request_id: string | null;
+  client_name: string | null;
+  client_version: string | null;
 }
 
 // The insert returns the row only when the request id is new; the roll-ups add exactly what it returned, so
@@ -27,8 +31,9 @@ export interface UsageEvent {
 const INSERT_AND_ROLL_UP = `
   WITH ins AS (
     INSERT INTO usage_events (request_id, account_id, key_id, mode, model, served_by, input_tokens, state_tokens,
-      question_tokens, charge_micro_cents, unit_price_micro_cents, tier, status, error_code, replayed, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+      question_tokens, charge_micro_cents, unit_price_micro_cents, tier, status, error_code, replayed, created_at,
+      client_request_id, client_name, client_version)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
     ON CONFLICT (request_id) DO NOTHING
     RETURNING *
   ), r AS (
@@ -67,6 +72,9 @@ export async function recordUsageEvent(env: DbEnv, e: UsageEvent): Promise<boole
     e.error_code,
     e.replayed,
     new Date(e.at).toISOString(),
+    e.client_request_id,
+    e.client_name,
+    e.client_version,
   ])) as Array<{ added: number }>;
   return rows[0]?.added === 1;
 }

@@ -5,12 +5,13 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { ulid } from "ulid";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { UsageReport } from "../../../schema/usage";
 import type { Env } from "../../../workers/env";
 import worker, { CRONS } from "../../../workers/index";
 import { recordUsageEvent, type UsageEvent } from "../../../workers/stores/usage";
-import { bearer, call, expectError, seed } from "../../support/worker-http";
+import { sqlQuery } from "../../support/seed";
+import { bearer, call, expectError, seed, VALID_DECIDE } from "../../support/worker-http";
 
 const env = cfEnv as unknown as Env;
 let reader = "";
@@ -35,6 +36,9 @@ const event = (accountId: string, keyId: string, at: number, over: Partial<Usage
   status: 200,
   error_code: null,
   replayed: false,
+  client_request_id: null,
+  client_name: null,
+  client_version: null,
   at,
   ...over,
 });
@@ -147,5 +151,33 @@ describe("the roll-up repair and the raw-event pruning run on their cron trigger
     await waitOnExecutionContext(ctx);
     const res = await usage("?start=2026-10-14&end=2026-10-17");
     expect(res.status).toBe(200);
+  });
+});
+
+describe("'x-client-request-id' and the client from 'user-agent' are stored with the call's usage event", () => {
+  it("kept with the event, never the content", async () => {
+    const a = await seed({ keys: [{ mode: "test" }] });
+    const res = await call("POST", "/v1/decide", {
+      headers: {
+        ...bearer(a.keys[0]!.secret),
+        "content-type": "application/json",
+        "x-client-request-id": "order-4711",
+        "user-agent": "svc-sdk/1.2.0 node/20",
+      },
+      body: VALID_DECIDE,
+    });
+    const requestId = res.headers.get("x-request-id");
+    await vi.waitFor(
+      async () => {
+        const rows = await sqlQuery(env)(
+          "SELECT client_request_id, client_name, client_version FROM usage_events WHERE request_id = $1",
+          [requestId],
+        );
+        expect(rows).toEqual([
+          { client_request_id: "order-4711", client_name: "svc-sdk", client_version: "1.2.0" },
+        ]);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
   });
 });

@@ -88,7 +88,10 @@ export const decide = endpoint(
     ],
   },
   async function postDecide(c) {
-    const event = startUsageEvent(c.var.apiKey, c.var.requestId);
+    const event = startUsageEvent(c.var.apiKey, c.var.requestId, {
+      requestId: c.var.clientRequestId,
+      userAgent: c.req.header("user-agent"),
+    });
     try {
       const input = await checkRequest(c);
       Object.assign(event, { model: input.resolved.version.id }, input.tokens);
