@@ -24,3 +24,8 @@ export function secondsToUtcMidnight(ms: number): number {
   const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
   return Math.max(1, Math.ceil((next - ms) / 1000));
 }
+
+/** ms since epoch of the next Monday 00:00 UTC after `ms` (when the week's plan allowance resets). */
+export function nextWeekStart(ms: number): number {
+  return Date.parse(`${weekOf(ms)}T00:00:00Z`) + 7 * 24 * 3600 * 1000;
+}

@@ -12,6 +12,7 @@ import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
 import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
+import { getUsage } from "./routes/usage/get";
 import { provideServices, type ServicesFactory } from "./services";
 
 /**
@@ -32,6 +33,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     listModels,
     getKey,
     getBalance,
+    getUsage,
     creditLedger,
     ...CONSOLE_ENDPOINTS,
     openApiDocument(app),

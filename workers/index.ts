@@ -3,17 +3,32 @@ import { app } from "./app";
 import { sweepRefundIntents } from "./billing/refund-sweep";
 import type { Env } from "./env";
 import { ledgerStub } from "./ledger/stub";
+import { pruneUsageEvents, repairRecentUsageRollups } from "./stores/usage-rollups";
 
 export { AccountLedger } from "./ledger/account-ledger";
 
+/** Cron triggers (wrangler.toml `[triggers]`) and what each runs. */
+export const CRONS = {
+  /** Refunds recorded in Postgres because the ledger was unreachable. */
+  refunds: "*/5 * * * *",
+  /** Recomputes the last hours' usage roll-ups from the raw events (a safety net; writes are exactly once). */
+  usageRepair: "7 * * * *",
+  /** Deletes raw usage events past their retention (the roll-ups stay). */
+  usagePrune: "23 3 * * *",
+} as const;
+
 export default {
   fetch: app.fetch,
-  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-    ctx.waitUntil(sweepRefundIntents(env, (accountId) => ledgerStub(env, accountId)));
-    ctx.waitUntil(
-      sweepConsoleData(env).catch((e) =>
-        console.error(`console sweep failed: ${e instanceof Error ? e.name : e}`),
-      ),
-    );
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+    if (controller.cron === CRONS.usageRepair) ctx.waitUntil(repairRecentUsageRollups(env));
+    else if (controller.cron === CRONS.usagePrune) ctx.waitUntil(pruneUsageEvents(env));
+    else {
+      ctx.waitUntil(sweepRefundIntents(env, (accountId) => ledgerStub(env, accountId)));
+      ctx.waitUntil(
+        sweepConsoleData(env).catch((e) =>
+          console.error(`console sweep failed: ${e instanceof Error ? e.name : e}`),
+        ),
+      );
+    }
   },
 } satisfies ExportedHandler<Env>;

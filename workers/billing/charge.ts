@@ -59,11 +59,13 @@ export async function takeCharge(
     });
   }
   let refunded: Promise<void> | null = null;
+  // Inside the plan's allowance a request costs nothing from the balance: unit price 0, charge 0 (rule 1 holds).
+  const unitPrice = res.allowance_tokens === tokens.input_tokens ? 0 : UNIT_PRICE_MICRO_CENTS;
   return {
     usage: {
       ...tokens,
-      charge_micro_cents: amount,
-      unit_price_micro_cents: UNIT_PRICE_MICRO_CENTS,
+      charge_micro_cents: tokens.input_tokens * unitPrice,
+      unit_price_micro_cents: unitPrice,
       tier: res.tier,
     },
     refund() {

@@ -1,5 +1,9 @@
-/** Pricing (spec: Billing rules). Every tier costs the same; tiers only report volume. */
-export const UNIT_PRICE_MICRO_CENTS = 5;
+import { STANDARD_UNIT_PRICE_MICRO_CENTS } from "../../schema/plan-pricing";
+
+// Pricing (spec: Billing rules). Every tier costs the same; tiers only report volume.
+
+/** Micro-cents per billable token (the catalogue's standard rate). */
+export const UNIT_PRICE_MICRO_CENTS = STANDARD_UNIT_PRICE_MICRO_CENTS;
 export const MICRO_CENTS_PER_EURO = 100_000_000;
 
 export type Tier = "t1" | "t2" | "t3";

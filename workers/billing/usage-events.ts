@@ -8,7 +8,13 @@ import type { UsageEvent } from "../stores/usage";
  * The usage event of an authenticated decide call as it starts: no model, tokens or charge yet, and a 500
  * until it ends. Later steps fill in what they learn; a call rejected in steps 2–6 keeps zero tokens.
  */
-export function startUsageEvent(key: KeyRecord, requestId: string, at: number = Date.now()): UsageEvent {
+export function startUsageEvent(
+  key: KeyRecord,
+  requestId: string,
+  client: { requestId: string | undefined; userAgent: string | undefined },
+  at: number = Date.now(),
+): UsageEvent {
+  const agent = clientOf(client.userAgent);
   return {
     request_id: requestId,
     account_id: key.accountId,
@@ -26,7 +32,18 @@ export function startUsageEvent(key: KeyRecord, requestId: string, at: number = 
     error_code: "internal_error",
     replayed: false,
     at,
+    client_request_id: client.requestId ?? null,
+    client_name: agent.name,
+    client_version: agent.version,
   };
+}
+
+const PRODUCT = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,64})(?:\/([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}))?(?:\s|$)/;
+
+/** The client's name and version: the first product token of `user-agent` (RFC 9110), e.g. `svc-sdk/1.2.0`. */
+export function clientOf(userAgent: string | undefined): { name: string | null; version: string | null } {
+  const m = userAgent === undefined ? null : PRODUCT.exec(userAgent.trim());
+  return { name: m?.[1] ?? null, version: m?.[2] ?? null };
 }
 
 /** Records how the call ended: 200, or the error's status and code (`internal_error` for anything else). */

@@ -116,7 +116,10 @@ export class AccountLedger extends DurableObject<Env> {
     });
   }
 
-  /** Takes the exact charge in one step: allowance first, then balance; nothing when both fall short. */
+  /**
+   * Takes the exact charge in one step: the week's plan allowance when it covers the whole request, else the
+   * balance pays all of it; nothing when the balance falls short.
+   */
   async debit(input: DebitInput): Promise<DebitResult> {
     assertAmount(input.tokens, "tokens");
     assertAmount(input.amount_micro_cents, "amount_micro_cents");
@@ -147,12 +150,10 @@ export class AccountLedger extends DurableObject<Env> {
       let allowanceTokens = 0;
       let fromBalance = 0;
       if (!input.test && input.amount_micro_cents > 0) {
+        // All or nothing: the week's allowance covers the whole request, or the balance pays all of it.
         const left = Math.max(0, this.allowance() - this.counter("week_used", week));
-        allowanceTokens = Math.min(left, input.tokens);
-        // The allowance covers whole tokens; the rest is charged at the same per-token price.
-        fromBalance = Math.round(
-          (input.amount_micro_cents * (input.tokens - allowanceTokens)) / input.tokens,
-        );
+        if (left >= input.tokens) allowanceTokens = input.tokens;
+        else fromBalance = input.amount_micro_cents;
         if (fromBalance > balance) return { ok: false, balance, required: input.amount_micro_cents };
       }
       this.setMeta("balance", String(balance - fromBalance));

@@ -70,16 +70,32 @@ describe("AccountLedger", () => {
   it("'charge refunded in full': refund is the exact, idempotent inverse incl. allowance and month tokens", async () => {
     const { stub, account } = ledger();
     await stub.credit({ account_id: account, payment_id: "p", amount_micro_cents: 10_000 });
-    await stub.setPlanAllowance(60);
+    await stub.setPlanAllowance(160);
     const before = await stub.balance();
     const d = await stub.debit(live("req_r", account, 100));
-    expect(d).toMatchObject({ ok: true, allowance_tokens: 60, balance_micro_cents: 200, tier: "t1" });
+    expect(d).toMatchObject({ ok: true, allowance_tokens: 100, balance_micro_cents: 0, tier: "t1" });
     const mid = await stub.balance();
-    expect(mid).toMatchObject({ balance_micro_cents: 9_800, month_tokens: 100, week_allowance_left: 0 });
+    expect(mid).toMatchObject({ balance_micro_cents: 10_000, month_tokens: 100, week_allowance_left: 60 });
     expect(await stub.refund("req_r")).toEqual({ found: true, duplicate: false, balance_after: 10_000 });
     expect(await stub.refund("req_r")).toEqual({ found: true, duplicate: true, balance_after: 10_000 });
     expect(await stub.balance()).toEqual(before);
     expect(await stub.refund("req_unknown")).toMatchObject({ found: false });
+  });
+
+  it("allowance all or nothing: 60 tokens left and a 100-token request → the balance pays all 100 tokens, the allowance stays", async () => {
+    const { stub, account } = ledger();
+    await stub.credit({ account_id: account, payment_id: "p", amount_micro_cents: 10_000 });
+    await stub.setPlanAllowance(60);
+    expect(await stub.debit(live("req_aon", account, 100))).toMatchObject({
+      ok: true,
+      allowance_tokens: 0,
+      balance_micro_cents: 500,
+    });
+    expect(await stub.balance()).toMatchObject({ balance_micro_cents: 9_500, week_allowance_left: 60 });
+    expect(await stub.debit(live("req_aon2", account, 60))).toMatchObject({
+      allowance_tokens: 60,
+      balance_micro_cents: 0,
+    });
   });
 
   it("'unused tokens do not roll over': a new ISO week starts with the full allowance", async () => {

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
+import { nextWeekStart } from "../../../schema/periods";
 import { euroString, UNIT_PRICE_MICRO_CENTS } from "../../billing/pricing";
 import { ApiError } from "../../errors";
 import type { BalanceView } from "../../ledger/types";
@@ -24,12 +25,15 @@ export const BalanceObjectSchema = z
     next_tier_at_tokens: z.number().int().nullable().openapi({ description: "Where the next tier starts." }),
     week_allowance_tokens: int("The plan's weekly allowance (0 without a plan)."),
     week_allowance_remaining_tokens: int("What is left of it this week."),
+    week_allowance_resets_at: int(
+      "Unix time (s) of the next Monday 00:00 UTC, when the allowance is full again.",
+    ),
   })
   .openapi("Balance");
 
 export type BalanceObject = z.infer<typeof BalanceObjectSchema>;
 
-export function balanceObject(accountId: string, v: BalanceView): BalanceObject {
+export function balanceObject(accountId: string, v: BalanceView, now: number = Date.now()): BalanceObject {
   return {
     object: "balance",
     account_id: accountId,
@@ -42,6 +46,7 @@ export function balanceObject(accountId: string, v: BalanceView): BalanceObject 
     next_tier_at_tokens: v.next_tier_at_tokens,
     week_allowance_tokens: v.week_allowance_tokens,
     week_allowance_remaining_tokens: v.week_allowance_left,
+    week_allowance_resets_at: Math.floor(nextWeekStart(now) / 1000),
   };
 }
 

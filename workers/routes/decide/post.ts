@@ -81,7 +81,10 @@ export const DECIDE_ERRORS: readonly ErrorCode[] = [
  * route's handler, and the console playground's with a test-mode caller.
  */
 export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<Response> {
-  const event = startUsageEvent(key, c.var.requestId);
+  const event = startUsageEvent(key, c.var.requestId, {
+    requestId: c.var.clientRequestId,
+    userAgent: c.req.header("user-agent"),
+  });
   try {
     const input = await checkRequest(c);
     Object.assign(event, { model: input.resolved.version.id }, input.tokens);
