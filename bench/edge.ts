@@ -5,14 +5,11 @@
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { startEdgeWorker, wranglerSettings } from "../scripts/stack/edge-worker";
-import { withNodeClient } from "../scripts/stack/neon-node";
-import { seedAccount } from "../scripts/stack/seed";
 import { startServices } from "../scripts/stack/services";
+import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccountHeaders } from "./support/funded-account";
 import { instantEngine } from "./support/instant-engine";
 
 const N = Number(process.argv[2] ?? 400);
-const SECRET = "bench-gpu-secret";
-const ADMIN = "bench-admin-token-0001";
 
 async function bareWorker(): Promise<{ url: string; stop: () => Promise<void> }> {
   const out = await build({
@@ -83,20 +80,15 @@ async function main(): Promise<void> {
   const engine = await instantEngine();
   const bare = await bareWorker();
   const edge = await startEdgeWorker({
-    bindings: { ...services.env, GPU_POOL_URLS: engine.url, GPU_SIGNING_SECRET: SECRET, ADMIN_TOKEN: ADMIN },
+    bindings: {
+      ...services.env,
+      GPU_POOL_URLS: engine.url,
+      GPU_SIGNING_SECRET: BENCH_GPU_SECRET,
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+    },
   });
   try {
-    const acct = await withNodeClient(
-      services.env.DATABASE_URL,
-      { wsProxy: services.env.NEON_WS_PROXY },
-      (q) => seedAccount(q, { rpmLimit: 1_000_000, tpmLimit: 1_000_000_000, keys: [{ mode: "live" }] }),
-    );
-    await fetch(`${edge.url}/internal/ledger/credit`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-      body: JSON.stringify({ account_id: acct.accountId, amount_micro_cents: 1e12, payment_id: "bench" }),
-    });
-    const headers = { authorization: `Bearer ${acct.keys[0]!.secret}`, "content-type": "application/json" };
+    const headers = await fundedAccountHeaders(services.env, edge.url);
     const rows: string[] = [];
     for (const c of [1, 16]) {
       rows.push(

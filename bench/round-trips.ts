@@ -7,14 +7,11 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { startEdgeWorker } from "../scripts/stack/edge-worker";
-import { withNodeClient } from "../scripts/stack/neon-node";
-import { seedAccount } from "../scripts/stack/seed";
 import { startServices } from "../scripts/stack/services";
+import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccountHeaders } from "./support/funded-account";
 import { instantEngine } from "./support/instant-engine";
 
 const ROOT = resolve(process.argv[2] ?? ".");
-const SECRET = "bench-gpu-secret";
-const ADMIN = "bench-admin-token-0001";
 
 /** A proxy that forwards every HTTP request to `target` and records when each started. */
 async function countingProxy(
@@ -93,24 +90,14 @@ async function main(): Promise<void> {
       UPSTASH_REDIS_REST_URL: redis.url,
       NEON_HTTP_ENDPOINT: neonHttp.url,
       GPU_POOL_URLS: engine.url,
-      GPU_SIGNING_SECRET: SECRET,
-      ADMIN_TOKEN: ADMIN,
+      GPU_SIGNING_SECRET: BENCH_GPU_SECRET,
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     },
   });
   const doCalls = async () =>
     ((await (await fetch(`${edge.url}/__bench/do-calls`)).json()) as { calls: number }).calls;
   try {
-    const acct = await withNodeClient(
-      services.env.DATABASE_URL,
-      { wsProxy: services.env.NEON_WS_PROXY },
-      (q) => seedAccount(q, { rpmLimit: 1_000_000, tpmLimit: 1_000_000_000, keys: [{ mode: "live" }] }),
-    );
-    await fetch(`${edge.url}/internal/ledger/credit`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-      body: JSON.stringify({ account_id: acct.accountId, amount_micro_cents: 1e12, payment_id: "bench" }),
-    });
-    const headers = { authorization: `Bearer ${acct.keys[0]!.secret}`, "content-type": "application/json" };
+    const headers = await fundedAccountHeaders(services.env, edge.url);
     const decide = (extra: Record<string, string>) =>
       fetch(`${edge.url}/v1/decide`, { method: "POST", headers: { ...headers, ...extra }, body: BODY });
     await (await decide({})).text();

@@ -7,6 +7,7 @@ import { ulid } from "ulid";
 import { applyMigrations } from "../scripts/migrations";
 import { startNeonBridge } from "../scripts/stack/neon-bridge";
 import { configureNeonForNode, withNodeClient } from "../scripts/stack/neon-node";
+import { usageEvent } from "../test/support/usage-event";
 import { loadUsageReport, loadUsageSeries } from "../workers/reports/load";
 import { parseUsageReportParams, parseUsageSeriesParams } from "../workers/reports/params";
 import { type DbEnv, getSql } from "../workers/stores/db";
@@ -164,27 +165,8 @@ try {
 
   // 5. The writer: one statement per event (insert + roll-up), sequential and 8 at a time.
   const writeAccount = `acc_${ulid()}`;
-  const ev = (i: number) => ({
-    request_id: `req_w${ulid()}`,
-    account_id: writeAccount,
-    key_id: `key_w${i % 5}`,
-    mode: "live" as const,
-    model: "svc-1.0.0",
-    served_by: "gpu" as const,
-    input_tokens: 100,
-    state_tokens: 90,
-    question_tokens: 10,
-    charge_micro_cents: 500,
-    unit_price_micro_cents: 5,
-    tier: "t1",
-    status: 200,
-    error_code: null,
-    replayed: false,
-    client_request_id: null,
-    client_name: null,
-    client_version: null,
-    at: now - (i % 3) * H,
-  });
+  const ev = (i: number) =>
+    usageEvent(writeAccount, now - (i % 3) * H, { request_id: `req_w${ulid()}`, key_id: `key_w${i % 5}` });
   const W = 1_000;
   t0 = performance.now();
   for (let i = 0; i < W; i++) await recordUsageEvent(env, ev(i));

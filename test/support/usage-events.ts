@@ -1,11 +1,14 @@
 // Usage events for the reports tests: a generator, an independent roll-up oracle (plain JS, not the SQL
 // function under test), and the Postgres targets the roll-up tests run against.
-import { ulid } from "ulid";
+
+export { usageEvent } from "./usage-event";
+
 import { applyMigrations } from "../../scripts/migrations";
 import { withNodeClient } from "../../scripts/stack/neon-node";
 import type { DbEnv } from "../../workers/stores/db";
 import type { UsageEvent } from "../../workers/stores/usage";
 import { stack, useStackNeon } from "./stack-db";
+import { usageEvent } from "./usage-event";
 
 /** PGlite always; the machine's PostgreSQL too when REAL_DATABASE_URL names it (races need a real server). */
 export function usageTargets(): Array<{ name: string; env: () => Promise<DbEnv> }> {
@@ -18,33 +21,6 @@ export function usageTargets(): Array<{ name: string; env: () => Promise<DbEnv> 
   };
   const real = process.env.REAL_DATABASE_URL;
   return [{ name: "PGlite", env: at() }, ...(real ? [{ name: "PostgreSQL server", env: at(real) }] : [])];
-}
-
-/** A successful live GPU call of `tokens` tokens at `at`, with overrides. */
-export function usageEvent(accountId: string, at: number, over: Partial<UsageEvent> = {}): UsageEvent {
-  const tokens = over.input_tokens ?? 100;
-  return {
-    request_id: `req_${ulid()}`,
-    account_id: accountId,
-    key_id: "key_A",
-    mode: "live",
-    model: "svc-1.0.0",
-    served_by: "gpu",
-    input_tokens: tokens,
-    state_tokens: tokens - 1,
-    question_tokens: 1,
-    charge_micro_cents: tokens * 5,
-    unit_price_micro_cents: 5,
-    tier: "t1",
-    status: 200,
-    error_code: null,
-    replayed: false,
-    client_request_id: null,
-    client_name: null,
-    client_version: null,
-    at,
-    ...over,
-  };
 }
 
 /** A varied, deterministic mix for one account over `hours` hours ending before `endMs`. */

@@ -1,23 +1,14 @@
 import type { KeyUsage, UsagePoint, UsageReport, UsageSeries } from "../../schema/usage";
-import type { UsageBucketRow, UsageCounts } from "../stores/usage-reports";
+import { type UsageBucketRow, ZERO_COUNTS } from "../stores/usage-reports";
 import { bucketStarts, bucketWidthMs, formatUtcDateTime } from "./buckets";
 import type { UsageRange, UsageReportParams, UsageSeriesParams } from "./params";
-
-const ZERO: UsageCounts = {
-  requests: 0,
-  input_tokens: 0,
-  charge_micro_cents: 0,
-  gpu_requests: 0,
-  fallback_requests: 0,
-  error_requests: 0,
-};
 
 /** Every bucket of the range for one group, zeros where no row exists. */
 export function fillPoints(range: UsageRange, rows: readonly UsageBucketRow[]): UsagePoint[] {
   const byBucket = new Map(rows.map((r) => [r.bucketMs, r]));
   const width = bucketWidthMs(range.granularity);
   return bucketStarts(range.startMs, range.endMs, range.granularity).map((t) => {
-    const r = byBucket.get(t) ?? ZERO;
+    const r = byBucket.get(t) ?? ZERO_COUNTS;
     return {
       start: formatUtcDateTime(t),
       end: formatUtcDateTime(t + width),

@@ -1,6 +1,6 @@
 import type { Granularity, UsageGroupBy } from "../../schema/usage";
 import { type DbEnv, getSql } from "./db";
-import { DAILY, HOURLY } from "./usage-rollup-sql";
+import { DAILY, HOURLY, ROLLUP_COUNTS } from "./usage-rollup-sql";
 
 /** One report question: an account's roll-ups in [startMs, endMs), bucketed and grouped. */
 export interface UsageQuery {
@@ -40,14 +40,12 @@ const GROUP_COLUMN: Record<UsageGroupBy, string> = {
   served_by: "served_by",
 };
 
-const COUNTS = [
-  "requests",
-  "input_tokens",
-  "charge_micro_cents",
-  "gpu_requests",
-  "fallback_requests",
-  "error_requests",
-] as const satisfies ReadonlyArray<keyof UsageCounts>;
+const COUNTS = ROLLUP_COUNTS.filter((c): c is keyof UsageCounts => c !== "replays");
+
+/** A bucket with nothing in it. */
+export const ZERO_COUNTS: Readonly<UsageCounts> = Object.freeze(
+  Object.fromEntries(COUNTS.map((c) => [c, 0])) as unknown as UsageCounts,
+);
 
 function toSafeInt(v: unknown, name: string): number {
   const n = Number(v);
@@ -75,12 +73,7 @@ export async function sumUsage(env: DbEnv, q: UsageQuery): Promise<UsageBucketRo
     const out: UsageBucketRow = {
       bucketMs: new Date(r.bucket as string | Date).getTime(),
       group: r.grp === null || r.grp === undefined ? null : String(r.grp),
-      requests: 0,
-      input_tokens: 0,
-      charge_micro_cents: 0,
-      gpu_requests: 0,
-      fallback_requests: 0,
-      error_requests: 0,
+      ...ZERO_COUNTS,
     };
     for (const c of COUNTS) out[c] = toSafeInt(r[c], c);
     return out;

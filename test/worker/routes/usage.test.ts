@@ -11,6 +11,7 @@ import type { Env } from "../../../workers/env";
 import worker, { CRONS } from "../../../workers/index";
 import { recordUsageEvent, type UsageEvent } from "../../../workers/stores/usage";
 import { sqlQuery } from "../../support/seed";
+import { usageEvent } from "../../support/usage-event";
 import { bearer, call, expectError, seed, VALID_DECIDE } from "../../support/worker-http";
 
 const env = cfEnv as unknown as Env;
@@ -20,28 +21,8 @@ let keyA = "";
 let keyB = "";
 
 const DAY = Date.UTC(2026, 9, 14); // 2026-10-14
-const event = (accountId: string, keyId: string, at: number, over: Partial<UsageEvent> = {}): UsageEvent => ({
-  request_id: `req_${ulid()}`,
-  account_id: accountId,
-  key_id: keyId,
-  mode: "live",
-  model: "svc-1.0.0",
-  served_by: "gpu",
-  input_tokens: 100,
-  state_tokens: 90,
-  question_tokens: 10,
-  charge_micro_cents: 500,
-  unit_price_micro_cents: 5,
-  tier: "t1",
-  status: 200,
-  error_code: null,
-  replayed: false,
-  client_request_id: null,
-  client_name: null,
-  client_version: null,
-  at,
-  ...over,
-});
+const event = (accountId: string, keyId: string, at: number, over: Partial<UsageEvent> = {}): UsageEvent =>
+  usageEvent(accountId, at, { key_id: keyId, ...over });
 
 beforeAll(async () => {
   const a = await seed({
