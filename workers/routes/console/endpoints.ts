@@ -14,8 +14,9 @@ import { createSession } from "./session/create";
 import { deleteSession } from "./session/delete";
 import { getSession } from "./session/get";
 import { getSettings, updateSettings } from "./settings/settings";
+import { getUsageSeries } from "./usage/series";
 
-/** The console's routes (sign-in, session, keys, overview, playground, settings) and its operator switches. */
+/** The console's routes (sign-in, session, keys, overview, usage series, playground, settings) and its operator switches. */
 export const CONSOLE_ENDPOINTS: readonly Endpoint[] = [
   sendSignInCodeRoute,
   createSession,
@@ -29,6 +30,7 @@ export const CONSOLE_ENDPOINTS: readonly Endpoint[] = [
   updateKey,
   revokeKey,
   getOverview,
+  getUsageSeries,
   playgroundDecide,
   getSettings,
   updateSettings,
