@@ -38,6 +38,18 @@ export default defineConfig({
         test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup, testTimeout: 30_000 },
       },
       {
+        // Slow lane: run on its own (`npm run test:slow`); CI runs it as a separate step.
+        test: {
+          name: "slow",
+          include: ["test/slow/**/*.test.ts"],
+          environment: "node",
+          globalSetup,
+          testTimeout: 900_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+      {
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],

@@ -1,5 +1,7 @@
+import { V1_LIMITS } from "../../schema/models";
 import { loadCalibration } from "./calibration";
 import { catalogCalibrationPath } from "./calibration-pin";
+import { contextSizeFor } from "./context-size";
 import { Engine } from "./engine";
 import { defaultModelPath, ModelFileError, verifyModelFile } from "./model-check";
 import { openScorer } from "./scorer";
@@ -20,7 +22,8 @@ export function configFromEnv(env = process.env) {
     threads: int("SVC_THREADS", 1),
     sequences: Math.max(1, int("SVC_SEQUENCES", 2)),
     queueMax: int("SVC_QUEUE_MAX", 16),
-    contextSize: int("SVC_CONTEXT_SIZE", 8192),
+    /** Default: what the catalogue's largest request needs (`contextSizeFor`). */
+    contextSize: int("SVC_CONTEXT_SIZE", contextSizeFor(V1_LIMITS)),
     batchSize: int("SVC_BATCH_SIZE", 512),
     secret: env.GPU_SIGNING_SECRET ?? "",
     port: int("PORT", 8788),

@@ -1,0 +1,117 @@
+// The worker's context must hold every request the catalogue allows: billable tokens plus the prompt
+// scaffolding. Measured here on the real tokenizer for every served framing (planning only, no scoring).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadCalibration } from "../../../gpu-worker/src/calibration";
+import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
+import { contextSizeFor, SCAFFOLDING_MAX_TOKENS } from "../../../gpu-worker/src/context-size";
+import { getFraming } from "../../../gpu-worker/src/framings";
+import { defaultModelPath } from "../../../gpu-worker/src/model-check";
+import { openScorer, type Scorer } from "../../../gpu-worker/src/scorer";
+import { MODELS, V1_LIMITS } from "../../../schema/models";
+import { renderForEngine } from "../../../schema/render";
+import { parseStrictJson } from "../../../schema/strict-json";
+import { checkTokenLimits } from "../../../workers/decide/token-limits";
+import { validateDecideRequest } from "../../../workers/decide/validate";
+
+let scorer: Scorer;
+beforeAll(async () => {
+  scorer = await openScorer({ modelPath: defaultModelPath(), threads: 1, sequences: 1, contextSize: 256 });
+});
+afterAll(async () => {
+  await scorer?.close();
+});
+
+const words = (n: number, seed: string) =>
+  Array.from(
+    { length: n },
+    (_, i) => `${seed}${i % 7 === 0 ? "." : ""} ${["order", "réclamation", "42€", "🙂", "ship"][i % 5]}`,
+  ).join("");
+const label = (i: number, chars: number) =>
+  `${"Option label with words and digits 0123456789 ".repeat(3).slice(0, chars - 3)}${i.toString().padStart(3, "0")}`;
+
+/** Adversarial bodies: long labels and levels (billed too), JSON state with references, many questions. */
+const BODIES = {
+  check: {
+    state: words(400, "Customer"),
+    questions: { q: { type: "check", instructions: "Does the customer ask for a refund?" } },
+  },
+  manyOptions: {
+    state: words(200, "Listing"),
+    questions: {
+      p: {
+        type: "pick",
+        instructions: "Which category?",
+        options: Object.fromEntries(Array.from({ length: 255 }, (_, i) => [label(i, 30), null])),
+      },
+    },
+  },
+  longLabels: {
+    state: words(200, "Listing"),
+    questions: {
+      p: {
+        type: "pick",
+        instructions: "Which category?",
+        options: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [label(i, 100), null])),
+      },
+    },
+  },
+  longLevels: {
+    state: words(100, "Ticket"),
+    questions: {
+      r: {
+        type: "rate",
+        instructions: "How urgent is it?",
+        criteria: ["Money at stake", "Customer waiting"],
+        levels: Array.from({ length: 10 }, (_, i) =>
+          `${i} ${"urgency described at length ".repeat(7)}`.trim(),
+        ),
+      },
+    },
+  },
+  jsonState: {
+    state: {
+      order: { id: "A-1", items: [{ sku: "X", note: words(50, "note") }] },
+      customer: { tier: "gold" },
+    },
+    questions: Object.fromEntries(
+      Array.from({ length: 32 }, (_, i) => [
+        `q${i}`,
+        { type: "check", instructions: `Is item {{order.items.0.sku}} number ${i} late?` },
+      ]),
+    ),
+  },
+};
+
+describe("'16,384 billable tokens, 32 questions, 255 options fit the GPU worker's context with the prompt scaffolding'", () => {
+  const versions = MODELS.filter((m) => m.served_by === "gpu" && m.status === "active");
+  it.each(versions.map((v) => [v.id, v.calibration]))(
+    "%s (%s): scaffolding ≤ SCAFFOLDING_MAX_TOKENS",
+    (id) => {
+      const framing = getFraming(loadCalibration(catalogCalibrationPath(id)).framing);
+      const overheads: Record<string, number> = {};
+      for (const [name, body] of Object.entries(BODIES)) {
+        const parsed = parseStrictJson(JSON.stringify(body));
+        if (!parsed.ok) throw new Error("bad body");
+        const request = validateDecideRequest(parsed.value);
+        let billable = 0;
+        try {
+          billable = checkTokenLimits(request, V1_LIMITS).input_tokens;
+        } catch (e) {
+          throw new Error(`${name}: ${(e as Error).message}`);
+        }
+        const engineRequest = renderForEngine(request, id, "req_measure");
+        const peak = scorer.prepare(engineRequest.state, engineRequest.questions, framing).peakTokens;
+        overheads[name] = peak - billable;
+      }
+      console.log(`scaffolding over billable tokens, ${id}: ${JSON.stringify(overheads)}`);
+      expect(Math.max(...Object.values(overheads))).toBeLessThanOrEqual(SCAFFOLDING_MAX_TOKENS);
+    },
+  );
+
+  it("the default context holds the largest request the catalogue allows", () => {
+    expect(contextSizeFor(V1_LIMITS)).toBeGreaterThanOrEqual(
+      V1_LIMITS.max_total_tokens + SCAFFOLDING_MAX_TOKENS,
+    );
+    expect(contextSizeFor(V1_LIMITS) % 256).toBe(0);
+  });
+});

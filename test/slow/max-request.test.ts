@@ -1,0 +1,58 @@
+// Slow lane (`npm run test:slow`, a CI step of its own): the largest request the catalogue allows, end to
+// end through the edge and the REAL GPU worker with its default context. On this CPU a 16k-token state
+// takes about a minute to prefill; the edge's GPU deadline grows with the request's tokens.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
+import type { EdgeWorker } from "../../scripts/stack/edge-worker";
+import { balanceOf, credit, decide, GPU_SECRET, seed, startEdge } from "../support/money-harness";
+
+let gpu: RunningWorker;
+let edge: EdgeWorker;
+
+beforeAll(async () => {
+  gpu = await startWorker({ GPU_SIGNING_SECRET: GPU_SECRET, SVC_THREADS: "2" });
+  edge = await startEdge({ gpuUrls: [gpu.url] });
+}, 300_000);
+afterAll(async () => {
+  await edge?.stop();
+  await gpu?.stop();
+});
+
+/** A state of varied prose just under 16,384 billable tokens together with the questions below. */
+function maximalState(): string {
+  const sentence = (i: number) =>
+    `Ticket ${i}: the customer from office ${i % 17} wrote that order ${1000 + i} arrived ${["late", "broken", "on time", "twice"][i % 4]}. `;
+  let s = "";
+  for (let i = 0; s.length < 60_000; i++) s += sentence(i);
+  return s.slice(0, 60_000);
+}
+
+describe("'Every request the spec allows is served' (slow lane, real model)", () => {
+  it("a request near 16,384 billable tokens with 32 questions is answered by the GPU, billed exactly", async () => {
+    const acct = await seed();
+    const secret = acct.keys[0]!.secret;
+    await credit(edge.url, acct.accountId, 1_000_000_000);
+    const questions = Object.fromEntries(
+      Array.from({ length: 32 }, (_, i) => [
+        `q${i}`,
+        { type: "check", instructions: `Does ticket ${i} report a broken order?` },
+      ]),
+    );
+    let state = maximalState();
+    let res = await decide(edge.url, secret, { state, questions, fallback: "never" });
+    // Trim the state until the request fits the billable maximum exactly as the edge counts it.
+    while (res.status === 413) {
+      state = state.slice(0, Math.floor(state.length * 0.97));
+      res = await decide(edge.url, secret, { state, questions, fallback: "never" });
+    }
+    expect(res.status, res.text).toBe(200);
+    const usage = res.json.usage as { input_tokens: number; charge_micro_cents: number };
+    expect(usage.input_tokens).toBeGreaterThan(14_000);
+    expect(usage.input_tokens).toBeLessThanOrEqual(16_384);
+    expect(res.json).toMatchObject({ served_by: "gpu" });
+    expect(Object.keys(res.json.answers as object)).toHaveLength(32);
+    expect((await balanceOf(edge.url, secret)).balance_micro_cents).toBe(
+      1_000_000_000 - usage.charge_micro_cents,
+    );
+  }, 900_000);
+});
