@@ -18,9 +18,9 @@ export interface DispatchOptions {
   tokens: number;
 }
 
-/** A GPU call's deadline: 10 s plus 6 ms a token (a 16,384-token state prefills in about a minute on CPU). */
+/** A GPU call's deadline: 10 s plus 12 ms a token (a 16,384-token state prefills in about a minute on a quiet 2-core CPU; twice that leaves room for load). */
 export function gpuTimeoutMs(tokens: number): number {
-  return 10_000 + 6 * tokens;
+  return 10_000 + 12 * tokens;
 }
 
 /**

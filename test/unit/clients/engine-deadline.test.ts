@@ -34,9 +34,9 @@ describe("an original can never outlive its idempotency lease: dispatch has a bu
     expect(DISPATCH_BUDGET_MS).toBe(RUNNING_LEASE_MS - 60_000);
   });
 
-  it("a GPU call's deadline grows with the request's tokens (16,384 tokens → 108 s)", () => {
+  it("a GPU call's deadline grows with the request's tokens (16,384 tokens → 207 s)", () => {
     expect(gpuTimeoutMs(0)).toBe(10_000);
-    expect(gpuTimeoutMs(16_384)).toBe(108_304);
+    expect(gpuTimeoutMs(16_384)).toBe(206_608);
   });
 
   it("no worker is waited on past the deadline: a hanging worker → no_capacity, not a hang", async () => {
