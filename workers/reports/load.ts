@@ -1,0 +1,31 @@
+import type { UsageReport, UsageSeries } from "../../schema/usage";
+import { ApiError } from "../errors";
+import type { DbEnv } from "../stores/db";
+import { accountHasKey, sumUsage } from "../stores/usage-reports";
+import type { UsageReportParams, UsageSeriesParams } from "./params";
+import { shapeUsageReport, shapeUsageSeries } from "./shape";
+
+/**
+ * GET /v1/usage's body for an account: per key, every bucket of the range. A well-formed `key_id` of no key
+ * in the account → 404 `key_not_found` (param `key_id`).
+ */
+export async function loadUsageReport(
+  env: DbEnv,
+  accountId: string,
+  params: UsageReportParams,
+): Promise<UsageReport> {
+  if (params.keyId !== null && !(await accountHasKey(env, accountId, params.keyId)))
+    throw new ApiError("key_not_found", { param: "key_id" });
+  const rows = await sumUsage(env, { ...params, accountId, groupBy: "key" });
+  return shapeUsageReport(params, rows);
+}
+
+/** GET /v1/console/usage/series's body for an account. */
+export async function loadUsageSeries(
+  env: DbEnv,
+  accountId: string,
+  params: UsageSeriesParams,
+): Promise<UsageSeries> {
+  const rows = await sumUsage(env, { ...params, accountId });
+  return shapeUsageSeries(params, rows);
+}
