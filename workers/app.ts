@@ -5,12 +5,14 @@ import { errorHandler } from "./middleware/error-handler";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
 import { getBalance } from "./routes/balance/get";
+import { createCheckoutSession } from "./routes/console/checkout-sessions/post";
 import { decide } from "./routes/decide/post";
 import { mountEndpoints } from "./routes/define";
 import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
 import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
+import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices, type ServicesFactory } from "./services";
 
 /**
@@ -32,6 +34,8 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     getKey,
     getBalance,
     creditLedger,
+    createCheckoutSession,
+    stripeWebhook,
     openApiDocument(app),
   ]);
   app.onError(errorHandler(declared));

@@ -1,5 +1,7 @@
 import type { MiddlewareHandler } from "hono";
+import type Stripe from "stripe";
 import { Engine } from "./clients/engine";
+import { stripeClient } from "./clients/stripe";
 import type { Env } from "./env";
 import { type Ledger, ledgerStub } from "./ledger/stub";
 import { KeyRateLimiter } from "./limits/key-limits";
@@ -26,6 +28,8 @@ export interface Services {
   refundIntents: RefundIntentLog;
   /** GPU pool (health kept across requests) and hosted fallback. */
   engine: Engine;
+  /** The Stripe SDK (over fetch; the local fake when STRIPE_API_URL is set); null when not configured. */
+  stripe: Stripe | null;
 }
 
 /** Builds an env's services from its (already validated) variables. */
@@ -40,6 +44,7 @@ export function buildServices(env: Env): Services {
     usage: usageLog(env),
     refundIntents: refundIntentLog(env),
     engine: Engine.fromEnv(env),
+    stripe: stripeClient(env),
   };
 }
 

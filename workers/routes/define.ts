@@ -2,14 +2,19 @@ import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-opena
 import type { Handler, MiddlewareHandler } from "hono";
 import type { ErrorCode } from "../../schema/errors";
 import type { Scope } from "../../schema/scopes";
+import { actAsAccount } from "../middleware/act-as-account";
 import { requireAdminToken } from "../middleware/admin-token";
 import { requireApiKey, requireScope } from "../middleware/api-key";
 import type { AppEnv } from "../middleware/context";
 import { checkClientRequestId } from "../middleware/request-id";
 import { errorResponses } from "./responses";
 
-/** Who may call a route: anyone, any valid API key, a key with a scope, or the operator. */
-export type RouteAuth = "public" | "any-key" | { scope: Scope } | "admin-token";
+/**
+ * Who may call a route: anyone, any valid API key, a key with a scope, or the operator. `console-operator`
+ * is TEMPORARY (billing before console sessions): the operator token acting for the account named in
+ * `x-svc-act-as-account`; the console routes switch to the session auth by changing their `auth` line.
+ */
+export type RouteAuth = "public" | "any-key" | { scope: Scope } | "admin-token" | "console-operator";
 
 /** Codes every route may answer: a malformed `x-client-request-id`, and a server fault. */
 const EVERY_ROUTE: readonly ErrorCode[] = ["invalid_header", "internal_error"];
@@ -25,6 +30,7 @@ const API_KEY_CODES: readonly ErrorCode[] = [
 function authCodes(auth: RouteAuth): readonly ErrorCode[] {
   if (auth === "public") return [];
   if (auth === "admin-token") return ["invalid_api_key"];
+  if (auth === "console-operator") return ["invalid_api_key", "invalid_session"];
   if (auth === "any-key") return API_KEY_CODES;
   return [...API_KEY_CODES, "insufficient_scope"];
 }
@@ -32,6 +38,7 @@ function authCodes(auth: RouteAuth): readonly ErrorCode[] {
 function authMiddleware(auth: RouteAuth): MiddlewareHandler<AppEnv>[] {
   if (auth === "public") return [];
   if (auth === "admin-token") return [requireAdminToken()];
+  if (auth === "console-operator") return [requireAdminToken(), actAsAccount()];
   if (auth === "any-key") return [requireApiKey()];
   return [requireApiKey(), requireScope(auth.scope)];
 }
@@ -62,7 +69,8 @@ export function endpoint(decl: RouteDeclaration, handler: Handler<AppEnv>): Endp
   const codes = new Set<ErrorCode>([...EVERY_ROUTE, ...authCodes(auth), ...errors]);
   const route = createRoute({
     ...operation,
-    security: auth === "public" ? [] : auth === "admin-token" ? [{ admin: [] }] : [{ bearer: [] }],
+    security:
+      auth === "public" ? [] : auth === "admin-token" || auth === "console-operator" ? [{ admin: [] }] : [{ bearer: [] }],
     responses: { ...responses, ...errorResponses(codes) },
   });
   return { route, auth, codes, hidden: hidden ?? false, handler };
