@@ -4,11 +4,19 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import Stripe from "stripe";
+import { freePort } from "./free-port";
 import { parseStripeForm } from "./stripe-fake/form";
-import { type FakeSession, type FakeSubscription, nowSeconds, publicSession, sessionFromParams, stripeId, subscriptionOf } from "./stripe-fake/objects";
+import {
+  type FakeSession,
+  type FakeSubscription,
+  nowSeconds,
+  publicSession,
+  sessionFromParams,
+  stripeId,
+  subscriptionOf,
+} from "./stripe-fake/objects";
 import { payPage } from "./stripe-fake/pages";
 import { WebhookSender } from "./stripe-fake/webhooks";
-import { freePort } from "./free-port";
 
 /** A running fake: its base URL, the webhook secret it signs with, its state, and controls. */
 export interface FakeStripe {
@@ -43,10 +51,14 @@ const read = (req: IncomingMessage) =>
   });
 
 const json = (res: ServerResponse, status: number, body: unknown) =>
-  res.writeHead(status, { "content-type": "application/json", "request-id": stripeId("req") }).end(JSON.stringify(body));
+  res
+    .writeHead(status, { "content-type": "application/json", "request-id": stripeId("req") })
+    .end(JSON.stringify(body));
 
 /** Starts the fake on 127.0.0.1 (a free port unless given). */
-export async function startFakeStripe(opts: { port?: number; webhookUrl?: string } = {}): Promise<FakeStripe> {
+export async function startFakeStripe(
+  opts: { port?: number; webhookUrl?: string } = {},
+): Promise<FakeStripe> {
   const port = opts.port ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
@@ -74,7 +86,10 @@ export async function startFakeStripe(opts: { port?: number; webhookUrl?: string
   };
   const setSubscriptionStatus = (sub: FakeSubscription, status: string) => {
     sub.status = status;
-    webhooks.emit(status === "canceled" ? "customer.subscription.deleted" : "customer.subscription.updated", sub);
+    webhooks.emit(
+      status === "canceled" ? "customer.subscription.deleted" : "customer.subscription.updated",
+      sub,
+    );
   };
 
   /** The customer paid on the hosted page: card settles now, SEPA direct debit completes unpaid. */
@@ -95,9 +110,13 @@ export async function startFakeStripe(opts: { port?: number; webhookUrl?: string
   };
   /** A delayed payment's outcome. */
   const settle = (s: FakeSession, outcome: string) => {
-    if (s.status !== "complete" || s.payment_status !== "unpaid") throw new HttpError(400, "Nothing to settle.");
+    if (s.status !== "complete" || s.payment_status !== "unpaid")
+      throw new HttpError(400, "Nothing to settle.");
     if (outcome === "succeeded") s.payment_status = "paid";
-    webhooks.emit(`checkout.session.async_payment_${outcome === "succeeded" ? "succeeded" : "failed"}`, publicSession(s));
+    webhooks.emit(
+      `checkout.session.async_payment_${outcome === "succeeded" ? "succeeded" : "failed"}`,
+      publicSession(s),
+    );
     const sub = s.subscription ? subscriptions.get(s.subscription) : undefined;
     if (sub) setSubscriptionStatus(sub, outcome === "succeeded" ? "active" : "incomplete_expired");
   };
@@ -145,7 +164,7 @@ export async function startFakeStripe(opts: { port?: number; webhookUrl?: string
     throw new HttpError(404, `Unrecognized request URL (${req.method}: ${req.url}).`);
   };
 
-  const control = async (req: IncomingMessage, path: string[], body: string): Promise<unknown> => {
+  const control = async (path: string[], body: string): Promise<unknown> => {
     const q = body ? (JSON.parse(body) as Record<string, unknown>) : {};
     const [, , kind, id, action] = path;
     if (kind === "events" && !id) return { events: webhooks.events, deliveries: webhooks.deliveries };
@@ -156,9 +175,11 @@ export async function startFakeStripe(opts: { port?: number; webhookUrl?: string
       return { statuses: await Promise.all(Array.from({ length: times }, () => webhooks.post(event))) };
     }
     if (kind === "sessions" && id && action === "complete") complete(session(id), String(q.method ?? "card"));
-    else if (kind === "sessions" && id && action === "settle") settle(session(id), String(q.outcome ?? "succeeded"));
+    else if (kind === "sessions" && id && action === "settle")
+      settle(session(id), String(q.outcome ?? "succeeded"));
     else if (kind === "sessions" && id && action === "expire") expire(session(id));
-    else if (kind === "subscriptions" && id && action === "status") setSubscriptionStatus(subscription(id), String(q.status));
+    else if (kind === "subscriptions" && id && action === "status")
+      setSubscriptionStatus(subscription(id), String(q.status));
     else if (kind === "fail-next") failNext = Number(q.count ?? 1);
     else throw new HttpError(404, "Unknown control.");
     return { ok: true };
@@ -179,18 +200,27 @@ export async function startFakeStripe(opts: { port?: number; webhookUrl?: string
           if (cacheKey) replies.set(cacheKey, { status: 200, body: out });
           return json(res, 200, out);
         }
-        if (path[0] === "__fake") return json(res, 200, await control(req, ["", ...path], body));
+        if (path[0] === "__fake") return json(res, 200, await control(["", ...path], body));
         if (path[0] === "pay" && path[1]) {
           const s = session(path[1]);
-          if (req.method === "GET") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(payPage(s));
+          if (req.method === "GET")
+            return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(payPage(s));
           complete(s, new URLSearchParams(body).get("method") ?? "card");
           return res.writeHead(303, { location: s.success_url ?? base }).end();
         }
         throw new HttpError(404, "Not found.");
       } catch (e) {
-        const err = e instanceof HttpError ? e : new HttpError(400, e instanceof Error ? e.message : String(e));
-        const type = err.status === 401 ? "authentication_error" : err.status >= 500 ? "api_error" : "invalid_request_error";
-        return json(res, err.status, { error: { type, message: err.message, ...(err.param ? { param: err.param } : {}) } });
+        const err =
+          e instanceof HttpError ? e : new HttpError(400, e instanceof Error ? e.message : String(e));
+        const type =
+          err.status === 401
+            ? "authentication_error"
+            : err.status >= 500
+              ? "api_error"
+              : "invalid_request_error";
+        return json(res, err.status, {
+          error: { type, message: err.message, ...(err.param ? { param: err.param } : {}) },
+        });
       }
     })();
   });

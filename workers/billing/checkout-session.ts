@@ -52,5 +52,7 @@ export const isoFromUnix = (seconds: number): string => new Date(seconds * 1000)
 /** A failed Stripe call as the console answers it: 503 `maintenance`, the caller may retry. */
 export function stripeUnavailable(error: unknown): ApiError {
   console.error("stripe call failed", error instanceof Error ? error.name : "unknown");
-  return new ApiError("maintenance", { message: "The payment provider is unavailable; nothing was charged." });
+  return new ApiError("maintenance", {
+    message: "The payment provider is unavailable; nothing was charged.",
+  });
 }

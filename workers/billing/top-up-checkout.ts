@@ -82,7 +82,11 @@ async function decide(db: Database, req: TopUpRequest, keySha256: string | null)
   return decision;
 }
 
-async function openSession(stripe: Stripe, req: TopUpRequest, row: TopUpRow): Promise<Stripe.Checkout.Session> {
+async function openSession(
+  stripe: Stripe,
+  req: TopUpRequest,
+  row: TopUpRow,
+): Promise<Stripe.Checkout.Session> {
   const euros = (row.credit_cents / 100).toFixed(2);
   return stripe.checkout.sessions.create(
     {
@@ -138,7 +142,10 @@ export async function createTopUpCheckout(
   const opened = { id: session.id, url: session.url!, expires_at: new Date(session.expires_at * 1000) };
   await openTopUp(deps.db, decision.row.id, opened);
   return {
-    answer: { ...answerOf({ ...decision.row, checkout_session_id: session.id, url: opened.url }), expires_at: isoFromUnix(session.expires_at) },
+    answer: {
+      ...answerOf({ ...decision.row, checkout_session_id: session.id, url: opened.url }),
+      expires_at: isoFromUnix(session.expires_at),
+    },
     replayed: false,
   };
 }

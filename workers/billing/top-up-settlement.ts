@@ -30,7 +30,11 @@ async function topUpOf(db: Database, session: Stripe.Checkout.Session): Promise<
  * repeated deliveries, and completed-then-async-succeeded, credit once. The row is marked `paid` after the
  * credit; a failure in between answers 5xx and Stripe's retry finishes the marking.
  */
-async function credit(deps: SettlementDeps, session: Stripe.Checkout.Session, row: TopUpRow): Promise<TopUpOutcome> {
+async function credit(
+  deps: SettlementDeps,
+  session: Stripe.Checkout.Session,
+  row: TopUpRow,
+): Promise<TopUpOutcome> {
   const res = await deps.ledger(row.account_id).credit({
     account_id: row.account_id,
     payment_id: session.id,

@@ -70,7 +70,11 @@ export function endpoint(decl: RouteDeclaration, handler: Handler<AppEnv>): Endp
   const route = createRoute({
     ...operation,
     security:
-      auth === "public" ? [] : auth === "admin-token" || auth === "console-operator" ? [{ admin: [] }] : [{ bearer: [] }],
+      auth === "public"
+        ? []
+        : auth === "admin-token" || auth === "console-operator"
+          ? [{ admin: [] }]
+          : [{ bearer: [] }],
     responses: { ...responses, ...errorResponses(codes) },
   });
   return { route, auth, codes, hidden: hidden ?? false, handler };

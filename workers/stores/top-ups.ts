@@ -34,7 +34,10 @@ export interface TopUpTx {
   byIdempotencyKey(keySha256: string): Promise<TopUpRow | undefined>;
   /** Cents that count against the new-account cap now: paid, processing, and unexpired pending/open. */
   countedCents(): Promise<number>;
-  insert(row: Omit<TopUpRow, "checkout_session_id" | "url" | "status">, extra: TopUpInsertExtra): Promise<void>;
+  insert(
+    row: Omit<TopUpRow, "checkout_session_id" | "url" | "status">,
+    extra: TopUpInsertExtra,
+  ): Promise<void>;
 }
 
 /** Columns of a new top-up beyond its row. */

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { type FormValue, str, stringMap } from "./form";
 
 /** Stripe-shaped ids: a prefix and 24 random characters. */
-export const stripeId = (prefix: string) => `${prefix}_test_${randomBytes(18).toString("base64url").slice(0, 24)}`;
+export const stripeId = (prefix: string) =>
+  `${prefix}_test_${randomBytes(18).toString("base64url").slice(0, 24)}`;
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** The VAT the fake's "automatic tax" adds to tax-exclusive prices (20 %), so amount_total ≠ the net price. */
@@ -77,7 +78,9 @@ export function sessionFromParams(p: Record<string, FormValue>, payBase: string)
     success_url: str(p, "success_url") ?? null,
     total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: tax },
     url: `${payBase}/pay/${id}`,
-    subscription_metadata: stringMap((p.subscription_data as Record<string, FormValue> | undefined)?.metadata),
+    subscription_metadata: stringMap(
+      (p.subscription_data as Record<string, FormValue> | undefined)?.metadata,
+    ),
     recurring_interval: str(item, "price_data", "recurring", "interval") ?? null,
   };
 }
@@ -114,7 +117,9 @@ export function subscriptionOf(s: FakeSession, customer: string): FakeSubscripti
 }
 
 /** What a session shows the world (our private fields stripped). */
-export function publicSession(s: FakeSession): Omit<FakeSession, "subscription_metadata" | "recurring_interval"> {
+export function publicSession(
+  s: FakeSession,
+): Omit<FakeSession, "subscription_metadata" | "recurring_interval"> {
   const { subscription_metadata: _m, recurring_interval: _r, ...rest } = s;
   return rest;
 }

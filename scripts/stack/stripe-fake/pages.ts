@@ -1,7 +1,6 @@
 import type { FakeSession } from "./objects";
 
-const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 const money = (minor: number, currency: string) => `${currency.toUpperCase()} ${(minor / 100).toFixed(2)}`;
 

@@ -64,7 +64,10 @@ export class WebhookSender {
     try {
       const res = await fetch(this.url, {
         method: "POST",
-        headers: { "content-type": "application/json", "stripe-signature": signPayload(payload, this.secret) },
+        headers: {
+          "content-type": "application/json",
+          "stripe-signature": signPayload(payload, this.secret),
+        },
         body: payload,
       });
       await res.arrayBuffer();

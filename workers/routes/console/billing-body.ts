@@ -52,7 +52,8 @@ export function checkBody(body: JsonValue, rules: Record<string, FieldRule>): Re
   if (!isJsonObject(body)) throw new ApiError("invalid_type", { message: "The body must be a JSON object." });
   const issues = new Issues();
   const out: Record<string, JsonValue> = {};
-  for (const [k] of body.entries) if (!(k in rules)) issues.add("unknown_field", k, `Unknown field \`${k}\`.`);
+  for (const [k] of body.entries)
+    if (!(k in rules)) issues.add("unknown_field", k, `Unknown field \`${k}\`.`);
   for (const [name, rule] of Object.entries(rules)) {
     const v = getMember(body, name);
     if (v === undefined) {

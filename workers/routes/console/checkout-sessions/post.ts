@@ -44,8 +44,12 @@ export const createCheckoutSession = endpoint(
     operationId: "createCheckoutSession",
     summary: "Top up the balance through Stripe Checkout",
     auth: "console-operator",
-    request: { body: { content: { "application/json": { schema: CheckoutSessionRequest } }, required: true } },
-    responses: { 201: jsonResponse("The checkout session; send the browser to `url`.", CheckoutSessionSchema) },
+    request: {
+      body: { content: { "application/json": { schema: CheckoutSessionRequest } }, required: true },
+    },
+    responses: {
+      201: jsonResponse("The checkout session; send the browser to `url`.", CheckoutSessionSchema),
+    },
     errors: [
       ...BILLING_BODY_ERRORS,
       "idempotency_key_reused",
