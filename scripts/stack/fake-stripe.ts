@@ -246,3 +246,35 @@ export async function startFakeStripe(
     },
   };
 }
+
+/** Stripe for the local stack: the fake (unless STRIPE_SECRET_KEY names a real account) and the Worker's bindings. */
+export interface LocalStripe {
+  bindings: Record<string, string>;
+  /** The fake's base URL (none with a real Stripe account). */
+  url?: string;
+  /** Points the fake's webhooks at the Worker once it runs. */
+  connect(workerUrl: string): void;
+  stop(): Promise<void>;
+}
+
+/** Starts the fake Stripe for `npm start`; with STRIPE_SECRET_KEY set, passes the real account through. */
+export async function startLocalStripe(): Promise<LocalStripe> {
+  if (process.env.STRIPE_SECRET_KEY) {
+    const bindings = {
+      STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: process.env.STRIPE_WEBHOOK_SECRET ?? "",
+    };
+    return { bindings, connect: () => {}, stop: async () => {} };
+  }
+  const fake = await startFakeStripe();
+  return {
+    bindings: {
+      STRIPE_SECRET_KEY: fake.secretKey,
+      STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+      STRIPE_API_URL: fake.url,
+    },
+    url: fake.url,
+    connect: (workerUrl) => fake.setWebhookUrl(`${workerUrl}/v1/webhooks/stripe`),
+    stop: fake.close,
+  };
+}

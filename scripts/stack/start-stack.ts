@@ -7,6 +7,7 @@ import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-work
 import { creditDemo, type DemoInfo, ensureDemoAccount, retireDemo, takeDemo, writeDemo } from "./demo";
 import { startEdgeWorker } from "./edge-worker";
 import { startFakeFallback } from "./fake-fallback";
+import { startLocalStripe } from "./fake-stripe";
 import { freePort, waitFor } from "./free-port";
 import { withNodeClient } from "./neon-node";
 import { type ServedCheck, waitForServedDecide } from "./served-check";
@@ -134,10 +135,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           };
         });
 
+    const stripe = await startLocalStripe();
+    stops.push(stripe.stop);
+
     const env: Record<string, string> = {
       ENVIRONMENT: "local",
       ...services.env,
       ...fallback,
+      ...stripe.bindings,
       GPU_SIGNING_SECRET: gpuSecret,
       ADMIN_TOKEN: adminToken,
       ...(wantGpu ? { GPU_POOL_URLS: `http://127.0.0.1:${gpuPort}` } : {}),
@@ -149,6 +154,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       persistDir: dataDir && join(dataDir, "do"),
     });
     stops.push(worker.stop);
+    stripe.connect(worker.url);
+    log(
+      `stack: Stripe ${stripe.url ? `fake at ${stripe.url} (pay pages, signed webhooks)` : "account from STRIPE_SECRET_KEY"}`,
+    );
     await waitFor("the Worker's /livez", async () => {
       const res = await fetch(`${worker.url}/livez`);
       if (res.status !== 200) throw new Error(`status ${res.status}`);
