@@ -43,9 +43,10 @@ CREATE INDEX IF NOT EXISTS subscriptions_account_idx ON subscriptions (account_i
 CREATE TABLE IF NOT EXISTS plan_seat_locks (plan_id text PRIMARY KEY);
 INSERT INTO plan_seat_locks (plan_id) VALUES ('base'), ('hot'), ('fierce') ON CONFLICT DO NOTHING;
 
--- Who holds a seat. One hold per account (`kind` <> 'downgrade'), plus at most one scheduled downgrade's
--- hold on the cheaper plan. `expires_at`: checkout 1 hour, invitation 72 hours, NULL while a subscription
--- holds it.
+-- Who holds a seat: at most one hold per account and plan, and at most one `subscription` hold per account
+-- (the account's one seat; an upgrade moves it). `checkout` (an open plan checkout, 1 hour) and `invitation`
+-- (a waiting-list invitation, 72 hours) expire by `expires_at`; `downgrade` holds the cheaper plan's seat
+-- while the current subscription runs out; `subscription` holds have no expiry.
 CREATE TABLE IF NOT EXISTS seat_holds (
   account_id text NOT NULL REFERENCES accounts (id),
   plan_id text NOT NULL,
@@ -53,10 +54,10 @@ CREATE TABLE IF NOT EXISTS seat_holds (
   ref text,                                              -- checkout session or subscription id
   expires_at timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (account_id, kind)
+  PRIMARY KEY (account_id, plan_id)
 );
-CREATE UNIQUE INDEX IF NOT EXISTS seat_holds_one_per_account ON seat_holds (account_id)
-  WHERE kind <> 'downgrade';
+CREATE UNIQUE INDEX IF NOT EXISTS seat_holds_one_subscription ON seat_holds (account_id)
+  WHERE kind = 'subscription';
 CREATE INDEX IF NOT EXISTS seat_holds_plan_idx ON seat_holds (plan_id);
 
 -- The waiting list of a plan, first come first invited.
