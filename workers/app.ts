@@ -6,6 +6,9 @@ import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
 import { getBalance } from "./routes/balance/get";
 import { createCheckoutSession } from "./routes/console/checkout-sessions/post";
+import { listPlans } from "./routes/console/plans/list";
+import { createSubscriptionCheckoutRoute } from "./routes/console/subscription-checkouts/post";
+import { joinWaitingListRoute } from "./routes/console/waiting-list/post";
 import { decide } from "./routes/decide/post";
 import { mountEndpoints } from "./routes/define";
 import { creditLedger } from "./routes/internal/ledger-credit";
@@ -35,6 +38,9 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     getBalance,
     creditLedger,
     createCheckoutSession,
+    listPlans,
+    createSubscriptionCheckoutRoute,
+    joinWaitingListRoute,
     stripeWebhook,
     openApiDocument(app),
   ]);

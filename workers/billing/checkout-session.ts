@@ -19,8 +19,6 @@ export interface CheckoutTarget {
   /** Unix seconds; Stripe accepts 30 minutes to 24 hours ahead. */
   expiresAt: number;
   metadata: Record<string, string>;
-  /** Stripe's own idempotency key: a retry of the same request opens no second session. */
-  idempotencyKey: string;
 }
 
 /** The Stripe client, or 503 `maintenance` when billing is not configured (nothing changed). */

@@ -1,8 +1,15 @@
 import type Stripe from "stripe";
+import { planCheckoutEvent, type SubscriptionDeps, subscriptionEvent } from "./subscription-events";
 import { type SettlementDeps, settleTopUpEvent } from "./top-up-settlement";
 
 /** What handling Stripe's events needs. */
-export type StripeEventDeps = SettlementDeps;
+export type StripeEventDeps = SettlementDeps & SubscriptionDeps;
+
+const SUBSCRIPTION_EVENTS = new Set([
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+]);
 
 const CHECKOUT_EVENTS = new Set([
   "checkout.session.completed",
@@ -19,7 +26,11 @@ const CHECKOUT_EVENTS = new Set([
 export async function handleStripeEvent(deps: StripeEventDeps, event: Stripe.Event): Promise<string> {
   if (CHECKOUT_EVENTS.has(event.type)) {
     const session = event.data.object as Stripe.Checkout.Session;
-    if (session.metadata?.kind === "top_up") return settleTopUpEvent(deps, event.type, session);
+    const kind = session.metadata?.kind;
+    if (kind === "top_up") return settleTopUpEvent(deps, event.type, session);
+    if (kind === "plan" || kind === "reset") return planCheckoutEvent(deps, event.type, session);
   }
+  if (SUBSCRIPTION_EVENTS.has(event.type))
+    return subscriptionEvent(deps, event.type, event.data.object as Stripe.Subscription);
   return "ignored";
 }

@@ -95,7 +95,6 @@ async function openSession(
         returnUrl: req.returnUrl,
         expiresAt: Math.floor(row.expires_at.getTime() / 1000),
         metadata: { kind: "top_up", top_up_id: row.id, account_id: req.accountId },
-        idempotencyKey: row.id,
       }),
       mode: "payment",
       line_items: [

@@ -110,3 +110,38 @@ export async function seatsTaken(db: Database): Promise<Record<string, number>> 
   }[];
   return Object.fromEntries(rows.map((r) => [r.plan_id, r.n]));
 }
+
+/** Hours a waiting-list invitation holds its seat. */
+export const INVITATION_TTL_SECONDS = 72 * 3_600;
+
+/**
+ * Invites the first waiting account of a plan that holds no seat on it, if a seat is free (same lock, then
+ * count): it gets an `invitation` hold for 72 hours. Answers the invited account, or null.
+ */
+export async function inviteNext(
+  client: PoolClient,
+  planId: string,
+  total: number | null,
+): Promise<string | null> {
+  await lockPlan(client, planId);
+  if (total !== null && (await liveHolds(client, planId)) >= total) return null;
+  const { rows } = await client.query<{ account_id: string }>(
+    `SELECT w.account_id FROM waiting_list w WHERE w.plan_id = $1 AND w.invited_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM seat_holds h WHERE h.account_id = w.account_id AND h.plan_id = w.plan_id AND ${LIVE})
+     ORDER BY w.joined_at, w.account_id LIMIT 1`,
+    [planId],
+  );
+  const next = rows[0]?.account_id;
+  if (!next) return null;
+  await client.query(
+    `INSERT INTO seat_holds (account_id, plan_id, kind, ref, expires_at)
+     VALUES ($1, $2, 'invitation', NULL, now() + make_interval(secs => $3::double precision))
+     ON CONFLICT (account_id, plan_id) DO UPDATE SET kind = 'invitation', expires_at = EXCLUDED.expires_at`,
+    [next, planId, String(INVITATION_TTL_SECONDS)],
+  );
+  await client.query("UPDATE waiting_list SET invited_at = now() WHERE account_id = $1 AND plan_id = $2", [
+    next,
+    planId,
+  ]);
+  return next;
+}
