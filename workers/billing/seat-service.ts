@@ -1,4 +1,4 @@
-import { findPlan } from "../../schema/plans";
+import { findPlan, PLANS } from "../../schema/plans";
 import type { Database } from "../stores/db";
 import { type HoldKind, inviteNext, releaseSeat } from "../stores/seats";
 
@@ -21,4 +21,14 @@ export async function releaseAndInvite(
   const released = await db.transaction((tx) => releaseSeat(tx, hold));
   if (released) await inviteWaiting(db, hold.planId);
   return released;
+}
+
+/**
+ * The scheduled sweep: invitations and plan checkouts lapse by time alone, so every plan with a free seat
+ * invites its next waiting accounts. Answers how many were invited.
+ */
+export async function sweepInvitations(db: Database): Promise<number> {
+  let invited = 0;
+  for (const plan of PLANS) invited += (await inviteWaiting(db, plan.id)).length;
+  return invited;
 }

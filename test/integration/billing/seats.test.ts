@@ -12,7 +12,15 @@ import { stack, useStackNeon } from "../../support/stack-db";
 const targets = [
   { name: "PGlite", url: () => useStackNeon() },
   ...(process.env.REAL_DATABASE_URL
-    ? [{ name: "PostgreSQL server", url: () => (useStackNeon(), process.env.REAL_DATABASE_URL!) }]
+    ? [
+        {
+          name: "PostgreSQL server",
+          url: () => {
+            useStackNeon();
+            return process.env.REAL_DATABASE_URL!;
+          },
+        },
+      ]
     : []),
 ];
 
@@ -105,5 +113,23 @@ describe.each(targets)("seats ($name)", ({ url }) => {
     );
     expect(released).toBe(true);
     expect((await seatsTaken(db))[dear]).toBeUndefined();
+  });
+
+  it("a scheduled downgrade holds the cheaper plan's seat; when it takes effect the dearer seat is freed", async () => {
+    const { db, account, plan } = await setup();
+    const [cheap, dear] = [plan(), plan()];
+    const [a, b] = [await account(), await account()];
+    await db.transaction((tx) =>
+      holdForSubscription(tx, { accountId: a, planId: dear, subscriptionId: "sub_d" }),
+    );
+    const downgrade = { ...claim(a, cheap, 1), kind: "downgrade" as const, ttlSeconds: null };
+    expect(await db.transaction((tx) => claimSeat(tx, downgrade))).toBe("held");
+    expect(await db.transaction((tx) => claimSeat(tx, claim(b, cheap, 1)))).toBe("sold_out");
+    const freed = await db.transaction((tx) =>
+      holdForSubscription(tx, { accountId: a, planId: cheap, subscriptionId: "sub_d" }),
+    );
+    expect(freed).toEqual([dear]);
+    const taken = await seatsTaken(db);
+    expect([taken[cheap], taken[dear]]).toEqual([1, undefined]);
   });
 });
