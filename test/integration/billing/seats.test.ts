@@ -5,24 +5,11 @@ import { withNodeClient } from "../../../scripts/stack/neon-node";
 import { seedAccount } from "../../../scripts/stack/seed";
 import { database } from "../../../workers/stores/db";
 import { claimSeat, holdForSubscription, releaseSeat, seatsTaken } from "../../../workers/stores/seats";
-import { stack, useStackNeon } from "../../support/stack-db";
+import { postgresTargets, stack } from "../../support/stack-db";
 
 // PGlite runs one session underneath (no real race); .ci/run runs this file again with REAL_DATABASE_URL
 // naming PostgreSQL 15, where two transactions really wait on each other.
-const targets = [
-  { name: "PGlite", url: () => useStackNeon() },
-  ...(process.env.REAL_DATABASE_URL
-    ? [
-        {
-          name: "PostgreSQL server",
-          url: () => {
-            useStackNeon();
-            return process.env.REAL_DATABASE_URL!;
-          },
-        },
-      ]
-    : []),
-];
+const targets = postgresTargets();
 
 describe.each(targets)("seats ($name)", ({ url }) => {
   const setup = async () => {
