@@ -28,6 +28,10 @@ export const EnvVars = z.object({
   FALLBACK_API_KEY: optional(z.string()),
   FALLBACK_DEPLOYMENT: optional(z.string()),
   ADMIN_TOKEN: optional(z.string().min(16, "at least 16 characters")),
+  STRIPE_SECRET_KEY: optional(z.string().regex(/^(sk|rk)_(test|live)_\S+$/, "a Stripe secret key")),
+  STRIPE_WEBHOOK_SECRET: optional(z.string().regex(/^whsec_\S+$/, "a Stripe webhook signing secret")),
+  STRIPE_API_URL: optional(httpUrl),
+  CONSOLE_ORIGIN: optional(httpUrl),
   STRICT_ERROR_DECLARATIONS: optional(z.enum(["0", "1"])),
 });
 
