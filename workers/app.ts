@@ -5,6 +5,7 @@ import { errorHandler } from "./middleware/error-handler";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
 import { getBalance } from "./routes/balance/get";
+import { createAllowanceReset } from "./routes/console/allowance-resets/post";
 import { createCheckoutSession } from "./routes/console/checkout-sessions/post";
 import { listPlans } from "./routes/console/plans/list";
 import { createSubscriptionCheckoutRoute } from "./routes/console/subscription-checkouts/post";
@@ -41,6 +42,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     listPlans,
     createSubscriptionCheckoutRoute,
     joinWaitingListRoute,
+    createAllowanceReset,
     stripeWebhook,
     openApiDocument(app),
   ]);

@@ -54,3 +54,22 @@ export function stripeUnavailable(error: unknown): ApiError {
     message: "The payment provider is unavailable; nothing was charged.",
   });
 }
+
+/** One tax-exclusive line of a checkout (Stripe adds VAT by automatic tax), monthly when `recurring`. */
+export function lineItem(
+  currency: string,
+  unitAmount: number,
+  name: string,
+  recurring = false,
+): Stripe.Checkout.SessionCreateParams.LineItem {
+  return {
+    quantity: 1,
+    price_data: {
+      currency: currency.toLowerCase(),
+      unit_amount: unitAmount,
+      tax_behavior: "exclusive",
+      ...(recurring ? { recurring: { interval: "month" as const } } : {}),
+      product_data: { name },
+    },
+  };
+}

@@ -5,7 +5,7 @@ import { ApiError } from "../errors";
 import type { Database } from "../stores/db";
 import { claimSeat } from "../stores/seats";
 import { billingCurrency } from "../stores/top-ups";
-import { checkoutBase, isoFromUnix, requireStripe, stripeUnavailable } from "./checkout-session";
+import { checkoutBase, isoFromUnix, lineItem, requireStripe, stripeUnavailable } from "./checkout-session";
 import { releaseAndInvite } from "./seat-service";
 
 /** How long a plan checkout holds its seat: at most an hour (spec); Stripe's minimum expiry is 30 minutes. */
@@ -72,18 +72,7 @@ export async function createSubscriptionCheckout(
     session = await stripe.checkout.sessions.create({
       ...checkoutBase({ accountId: req.accountId, returnUrl: req.returnUrl, expiresAt, metadata }),
       mode: "subscription",
-      line_items: [
-        {
-          quantity: 1,
-          price_data: {
-            currency: currency.toLowerCase(),
-            unit_amount: price,
-            tax_behavior: "exclusive",
-            recurring: { interval: "month" },
-            product_data: { name: `svc ${plan.name}` },
-          },
-        },
-      ],
+      line_items: [lineItem(currency, price, `svc ${plan.name}`, true)],
       automatic_tax: { enabled: true },
       subscription_data: { metadata },
     });

@@ -8,6 +8,7 @@ import {
   type CheckoutAnswer,
   checkoutBase,
   isoFromUnix,
+  lineItem,
   requireStripe,
   stripeUnavailable,
 } from "./checkout-session";
@@ -97,17 +98,7 @@ async function openSession(
         metadata: { kind: "top_up", top_up_id: row.id, account_id: req.accountId },
       }),
       mode: "payment",
-      line_items: [
-        {
-          quantity: 1,
-          price_data: {
-            currency: row.currency.toLowerCase(),
-            unit_amount: row.price_minor,
-            tax_behavior: "exclusive",
-            product_data: { name: `svc credit EUR ${euros}` },
-          },
-        },
-      ],
+      line_items: [lineItem(row.currency, row.price_minor, `svc credit EUR ${euros}`)],
       automatic_tax: { enabled: true },
       payment_intent_data: { metadata: { kind: "top_up", top_up_id: row.id } },
     },

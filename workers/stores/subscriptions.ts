@@ -22,3 +22,16 @@ export async function recordSubscription(db: Database, sub: SubscriptionRecord):
   );
   return rows.length > 0;
 }
+
+/** The account's subscription that grants an allowance now (active, past_due, trialing), if any. */
+export async function currentSubscription(
+  db: Database,
+  accountId: string,
+): Promise<SubscriptionRecord | undefined> {
+  const rows = (await db.sql().query(
+    `SELECT id, account_id, plan_id, status FROM subscriptions
+     WHERE account_id = $1 AND status IN ('active', 'past_due', 'trialing') ORDER BY updated_at DESC LIMIT 1`,
+    [accountId],
+  )) as SubscriptionRecord[];
+  return rows[0];
+}

@@ -93,11 +93,13 @@ describe("subscriptions, seats, allowance, waiting list", () => {
     expect(await holdOf(acc)).toEqual([]);
   });
 
-  it("a reset refills the current week's allowance, once per Checkout Session", async () => {
+  it("a reset (25 % of the monthly price) refills the current week's allowance, once per Checkout Session", async () => {
     const acc = await newAccount();
+    await expectError(await postAs(acc, "/v1/console/allowance-resets", {}), 422, "invalid_value");
+    await subscribe(acc, "base"); // priced in the caller's region: none locally → USD, which the payment fixes
     const l = ledger(acc);
+    const week = findPlan("base")!.week_allowance_tokens;
     await l.credit({ account_id: acc, payment_id: "seed", amount_micro_cents: 1_000_000 });
-    await l.setPlanAllowance(1_000);
     await l.debit({
       request_id: "req_r1",
       account_id: acc,
@@ -105,21 +107,19 @@ describe("subscriptions, seats, allowance, waiting list", () => {
       amount_micro_cents: 3_000,
       test: false,
     });
-    expect((await l.balance()).week_allowance_left).toBe(400);
-    const session = {
-      id: "cs_test_reset1",
-      object: "checkout.session",
-      payment_status: "paid",
-      metadata: { kind: "reset", account_id: acc, plan_id: "base" },
-    };
-    const event = {
-      id: "evt_reset1",
-      object: "event",
-      type: "checkout.session.completed",
-      data: { object: session },
-    };
-    expect((await deliver(event)).status).toBe(200);
-    expect((await l.balance()).week_allowance_left).toBe(1_000);
+    expect((await l.balance()).week_allowance_left).toBe(week - 600);
+    const res = await postAs(acc, "/v1/console/allowance-resets", { return_path: "/plans" });
+    expect(res.status).toBe(201);
+    const reset = (await res.json()) as { id: string };
+    expect(reset).toMatchObject({
+      object: "allowance_reset_checkout",
+      plan: "base",
+      currency: "USD",
+      price_cents: 525,
+    });
+    await fake(`sessions/${reset.id}/complete`, { method: "card" });
+    expect(await deliverAll(reset.id, "checkout.session.completed", 3)).toEqual([200, 200, 200]);
+    expect((await l.balance()).week_allowance_left).toBe(week);
     await l.debit({
       request_id: "req_r2",
       account_id: acc,
@@ -127,8 +127,8 @@ describe("subscriptions, seats, allowance, waiting list", () => {
       amount_micro_cents: 1_500,
       test: false,
     });
-    expect((await deliver({ ...event, id: "evt_reset1b" })).status).toBe(200);
-    expect((await l.balance()).week_allowance_left).toBe(700);
+    expect(await deliverAll(reset.id, "checkout.session.completed")).toEqual([200]);
+    expect((await l.balance()).week_allowance_left).toBe(week - 300);
   });
 
   it("sold out → 409 plan_sold_out; the waiting list's first account is invited when a seat frees (72 h)", async () => {
