@@ -3,7 +3,7 @@ import { type Currency, currencyForCountry } from "../../schema/currencies";
 import { findPlan, type PlanTerms } from "../../schema/plans";
 import { ApiError } from "../errors";
 import type { Database } from "../stores/db";
-import { claimSeat } from "../stores/seats";
+import { claimSeat, tagCheckoutHold } from "../stores/seats";
 import { billingCurrency } from "../stores/top-ups";
 import { checkoutBase, isoFromUnix, lineItem, requireStripe, stripeUnavailable } from "./checkout-session";
 import { releaseAndInvite } from "./seat-service";
@@ -80,6 +80,7 @@ export async function createSubscriptionCheckout(
     await releaseAndInvite(deps.db, { accountId: req.accountId, planId: plan.id, kinds: ["checkout"] });
     throw stripeUnavailable(error);
   }
+  await tagCheckoutHold(deps.db, req.accountId, plan.id, session.id);
   return {
     id: session.id,
     object: "subscription_checkout",

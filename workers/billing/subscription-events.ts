@@ -77,7 +77,12 @@ export async function planCheckoutEvent(
   if (!accountId || !planId) return "ignored";
   if (session.metadata?.kind === "plan") {
     if (type !== "checkout.session.expired") return "ignored";
-    const released = await releaseAndInvite(deps.db, { accountId, planId, kinds: ["checkout"] });
+    const released = await releaseAndInvite(deps.db, {
+      accountId,
+      planId,
+      kinds: ["checkout"],
+      ref: session.id,
+    });
     return released ? "released" : "ignored";
   }
   const settled =

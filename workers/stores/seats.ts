@@ -145,3 +145,19 @@ export async function inviteNext(
   ]);
   return next;
 }
+
+/** Names the Checkout Session an account's checkout hold on a plan is for (its expiry then frees only it). */
+export async function tagCheckoutHold(
+  db: Database,
+  accountId: string,
+  planId: string,
+  sessionId: string,
+): Promise<void> {
+  await db
+    .sql()
+    .query("UPDATE seat_holds SET ref = $3 WHERE account_id = $1 AND plan_id = $2 AND kind = 'checkout'", [
+      accountId,
+      planId,
+      sessionId,
+    ]);
+}
