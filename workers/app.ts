@@ -5,7 +5,12 @@ import { errorHandler } from "./middleware/error-handler";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
 import { getBalance } from "./routes/balance/get";
+import { createAllowanceReset } from "./routes/console/allowance-resets/post";
+import { createCheckoutSession } from "./routes/console/checkout-sessions/post";
 import { CONSOLE_ENDPOINTS } from "./routes/console/endpoints";
+import { listPlans } from "./routes/console/plans/list";
+import { createSubscriptionCheckoutRoute } from "./routes/console/subscription-checkouts/post";
+import { joinWaitingListRoute } from "./routes/console/waiting-list/post";
 import { decide } from "./routes/decide/post";
 import { mountEndpoints } from "./routes/define";
 import { creditLedger } from "./routes/internal/ledger-credit";
@@ -13,6 +18,7 @@ import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
 import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
 import { getUsage } from "./routes/usage/get";
+import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices, type ServicesFactory } from "./services";
 
 /**
@@ -36,6 +42,12 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     getUsage,
     creditLedger,
     ...CONSOLE_ENDPOINTS,
+    createCheckoutSession,
+    listPlans,
+    createSubscriptionCheckoutRoute,
+    joinWaitingListRoute,
+    createAllowanceReset,
+    stripeWebhook,
     openApiDocument(app),
   ]);
   app.onError(errorHandler(declared));

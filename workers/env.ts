@@ -37,6 +37,14 @@ export interface Env {
   IDP_AUTHORIZE_URL?: string;
   IDP_TOKEN_URL?: string;
   IDP_CLIENT_SECRET?: string;
+  /** Stripe secret API key (`sk_…`); unset: billing routes answer 503 `maintenance`. */
+  STRIPE_SECRET_KEY?: string;
+  /** Signing secret of the Stripe webhook endpoint (`whsec_…`), for POST /v1/webhooks/stripe. */
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** Local only: base URL of the Stripe API (the fake, e.g. `http://127.0.0.1:12111`); default api.stripe.com. */
+  STRIPE_API_URL?: string;
+  /** Public origin of the console, where Stripe sends the browser back (default: the request's origin). */
+  CONSOLE_ORIGIN?: string;
   /** Test tiers only: "1" answers 500 when a route raises an error code its declaration does not list. */
   STRICT_ERROR_DECLARATIONS?: string;
 }

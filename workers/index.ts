@@ -1,8 +1,10 @@
 import { sweepConsoleData } from "./accounts/retention-sweep";
 import { app } from "./app";
 import { sweepRefundIntents } from "./billing/refund-sweep";
+import { sweepInvitations } from "./billing/seat-service";
 import type { Env } from "./env";
 import { ledgerStub } from "./ledger/stub";
+import { database } from "./stores/db";
 import { pruneUsageEvents, repairRecentUsageRollups } from "./stores/usage-rollups";
 
 export { AccountLedger } from "./ledger/account-ledger";
@@ -29,6 +31,7 @@ export default {
           console.error(`console sweep failed: ${e instanceof Error ? e.name : e}`),
         ),
       );
+      if (env.DATABASE_URL) ctx.waitUntil(sweepInvitations(database(env)));
     }
   },
 } satisfies ExportedHandler<Env>;

@@ -1,8 +1,10 @@
 import type { MiddlewareHandler } from "hono";
+import type Stripe from "stripe";
 import { MaintenanceSwitch } from "./accounts/maintenance";
 import { type EmailSender, httpEmailSender } from "./clients/email";
 import { Engine } from "./clients/engine";
 import { type IdentityProvider, oidcProvider } from "./clients/idp";
+import { stripeClient } from "./clients/stripe";
 import type { Env } from "./env";
 import { type Ledger, ledgerStub } from "./ledger/stub";
 import { KeyRateLimiter } from "./limits/key-limits";
@@ -35,6 +37,8 @@ export interface Services {
   idp: IdentityProvider;
   signInLimits: SignInLimiter;
   maintenance: MaintenanceSwitch;
+  /** The Stripe SDK (over fetch; the local fake when STRIPE_API_URL is set); null when not configured. */
+  stripe: Stripe | null;
 }
 
 /** Builds an env's services from its (already validated) variables. */
@@ -54,6 +58,7 @@ export function buildServices(env: Env): Services {
     idp: oidcProvider(env),
     signInLimits: new SignInLimiter(redis),
     maintenance: new MaintenanceSwitch(db),
+    stripe: stripeClient(env),
   };
 }
 

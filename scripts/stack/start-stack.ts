@@ -8,6 +8,7 @@ import { startConsoleFakes } from "./console-fakes";
 import { creditDemo, type DemoInfo, ensureDemoAccount, retireDemo, takeDemo, writeDemo } from "./demo";
 import { startEdgeWorker } from "./edge-worker";
 import { startFakeFallback } from "./fake-fallback";
+import { startLocalStripe } from "./fake-stripe";
 import { freePort, waitFor } from "./free-port";
 import { withNodeClient } from "./neon-node";
 import { type ServedCheck, waitForServedDecide } from "./served-check";
@@ -139,12 +140,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const consoleFakes = await startConsoleFakes();
     stops.push(consoleFakes.stop);
+    const stripe = await startLocalStripe();
+    stops.push(stripe.stop);
 
     const env: Record<string, string> = {
       ENVIRONMENT: "local",
       ...services.env,
       ...fallback,
       ...consoleFakes.bindings,
+      ...stripe.bindings,
       GPU_SIGNING_SECRET: gpuSecret,
       ADMIN_TOKEN: adminToken,
       ...(wantGpu ? { GPU_POOL_URLS: `http://127.0.0.1:${gpuPort}` } : {}),
@@ -156,6 +160,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       persistDir: dataDir && join(dataDir, "do"),
     });
     stops.push(worker.stop);
+    stripe.connect(worker.url);
+    log(
+      `stack: Stripe ${stripe.url ? `fake at ${stripe.url} (pay pages, signed webhooks)` : "account from STRIPE_SECRET_KEY"}`,
+    );
     await waitFor("the Worker's /livez", async () => {
       const res = await fetch(`${worker.url}/livez`);
       if (res.status !== 200) throw new Error(`status ${res.status}`);

@@ -7,6 +7,9 @@ export interface StackProvided {
   UPSTASH_REDIS_REST_TOKEN: string;
   /** `POST {url}/upstash/stop` and `/upstash/start` stop/restart the Upstash bridge (same port). Serial tests only. */
   STACK_CONTROL_URL: string;
+  /** The fake Stripe of the run (scripts/stack/fake-stripe.ts): API, pay pages and `/__fake/…` controls. */
+  STRIPE_API_URL: string;
+  STRIPE_WEBHOOK_SECRET: string;
 }
 
 declare module "vitest" {

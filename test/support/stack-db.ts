@@ -26,3 +26,25 @@ export async function upstashBridge(action: "stop" | "start"): Promise<void> {
   const res = await fetch(`${stack().STACK_CONTROL_URL}/upstash/${action}`, { method: "POST" });
   if (res.status !== 204) throw new Error(`stack control ${action}: ${res.status} ${await res.text()}`);
 }
+
+/**
+ * The Postgres servers a driver-level test runs on: the stack's PGlite, and the server named by
+ * REAL_DATABASE_URL when .ci/run sets it (PostgreSQL 15, reached through the same local Neon bridge).
+ */
+export function postgresTargets(): { name: string; url: () => string }[] {
+  const real = process.env.REAL_DATABASE_URL;
+  return [
+    { name: "PGlite", url: () => useStackNeon() },
+    ...(real
+      ? [
+          {
+            name: "PostgreSQL server",
+            url: () => {
+              useStackNeon();
+              return real;
+            },
+          },
+        ]
+      : []),
+  ];
+}

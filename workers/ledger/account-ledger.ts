@@ -274,6 +274,19 @@ export class AccountLedger extends DurableObject<Env> {
     this.setMeta("week_allowance_tokens", String(tokens));
   }
 
+  /**
+   * Refills the current week's plan allowance at once (a paid reset), once per payment id: the week's used
+   * tokens go back to 0. Answers false when that payment was already applied.
+   */
+  async refillWeekAllowance(payment_id: string, now: number = Date.now()): Promise<boolean> {
+    return this.ctx.storage.transactionSync(() => {
+      if (this.getMeta(`refill:${payment_id}`) !== undefined) return false;
+      this.setMeta(`refill:${payment_id}`, String(now));
+      this.sql.exec("DELETE FROM week_used WHERE week = ?", weekOf(now));
+      return true;
+    });
+  }
+
   async balance(now: number = Date.now()): Promise<BalanceView> {
     const month = monthOf(now);
     const week = weekOf(now);

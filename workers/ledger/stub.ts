@@ -4,7 +4,15 @@ import type { AccountLedger } from "./account-ledger";
 /** The RPC surface of an account's ledger as the Worker calls it. */
 export type Ledger = Pick<
   DurableObjectStub<AccountLedger>,
-  "debit" | "refund" | "credit" | "balance" | "applyRefundIntents" | "keepCompletion" | "settleLapsed"
+  | "debit"
+  | "refund"
+  | "credit"
+  | "balance"
+  | "applyRefundIntents"
+  | "keepCompletion"
+  | "settleLapsed"
+  | "setPlanAllowance"
+  | "refillWeekAllowance"
 >;
 
 /** How an account's ledger is reached: one Durable Object per account, named by the account id. */

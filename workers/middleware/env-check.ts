@@ -38,6 +38,10 @@ export const EnvVars = z.object({
   IDP_AUTHORIZE_URL: optional(httpUrl),
   IDP_TOKEN_URL: optional(httpUrl),
   IDP_CLIENT_SECRET: optional(z.string()),
+  STRIPE_SECRET_KEY: optional(z.string().regex(/^(sk|rk)_(test|live)_\S+$/, "a Stripe secret key")),
+  STRIPE_WEBHOOK_SECRET: optional(z.string().regex(/^whsec_\S+$/, "a Stripe webhook signing secret")),
+  STRIPE_API_URL: optional(httpUrl),
+  CONSOLE_ORIGIN: optional(httpUrl),
   STRICT_ERROR_DECLARATIONS: optional(z.enum(["0", "1"])),
 });
 

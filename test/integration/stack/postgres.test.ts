@@ -3,24 +3,11 @@ import { describe, expect, it } from "vitest";
 import { applyMigrations, listMigrations } from "../../../scripts/migrations";
 import { withNodeClient } from "../../../scripts/stack/neon-node";
 import { seedAccount } from "../../../scripts/stack/seed";
-import { stack, useStackNeon } from "../../support/stack-db";
+import { postgresTargets, stack } from "../../support/stack-db";
 
 // The default run uses PGlite; .ci/run also runs this file with REAL_DATABASE_URL naming the machine's
 // PostgreSQL 15, reached through the same local Neon bridge.
-const targets = [
-  { name: "PGlite", url: () => useStackNeon() },
-  ...(process.env.REAL_DATABASE_URL
-    ? [
-        {
-          name: "PostgreSQL server",
-          url: () => {
-            useStackNeon();
-            return process.env.REAL_DATABASE_URL!;
-          },
-        },
-      ]
-    : []),
-];
+const targets = postgresTargets();
 
 describe.each(targets)("Postgres through the real Neon driver ($name)", ({ url }) => {
   const migrate = () =>

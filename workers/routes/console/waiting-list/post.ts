@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { requirePlan } from "../../../billing/subscription-checkout";
+import { runFrontDoor } from "../../../decide/front-door";
+import { joinWaitingList } from "../../../stores/waiting-list";
+import { endpoint } from "../../define";
+import { jsonResponse } from "../../responses";
+import { BILLING_BODY_ERRORS, checkBody, patternRule } from "../billing-body";
+
+const WaitingListEntrySchema = z.object({
+  object: z.literal("waiting_list_entry"),
+  plan: z.string(),
+  position: z.number().int().openapi({ description: "1 = invited next (0 once invited)." }),
+  joined_at: z.string().datetime(),
+  invited_at: z.string().datetime().nullable().openapi({ description: "When a seat was held for 72 hours." }),
+});
+
+/**
+ * POST /v1/console/waiting-list (`joinWaitingList`), body `{plan}`: the account waits for a seat of the plan;
+ * when one frees, the first waiting account gets it held for 72 hours. Joining again keeps the place.
+ *
+ */
+export const joinWaitingListRoute = endpoint(
+  {
+    method: "post",
+    path: "/v1/console/waiting-list",
+    operationId: "joinWaitingList",
+    summary: "Wait for a seat of a sold-out plan",
+    auth: "session+csrf",
+    request: {
+      body: { content: { "application/json": { schema: z.object({ plan: z.string() }) } }, required: true },
+    },
+    responses: { 201: jsonResponse("The account's place on the waiting list.", WaitingListEntrySchema) },
+    errors: BILLING_BODY_ERRORS,
+  },
+  async function joinWaitingListHandler(c) {
+    const { body } = await runFrontDoor(c);
+    const fields = checkBody(body, { plan: patternRule(/^[a-z][a-z0-9_-]{0,31}$/, true) });
+    const plan = requirePlan(fields.plan as string);
+    const entry = await joinWaitingList(c.var.db, c.var.session.accountId, plan.id);
+    return c.json(
+      {
+        object: "waiting_list_entry" as const,
+        plan: plan.id,
+        position: entry.invited_at ? 0 : entry.position,
+        joined_at: new Date(entry.joined_at).toISOString(),
+        invited_at: entry.invited_at ? new Date(entry.invited_at).toISOString() : null,
+      },
+      201,
+    );
+  },
+);

@@ -1,0 +1,43 @@
+import { z } from "@hono/zod-openapi";
+import Stripe from "stripe";
+import { handleStripeEvent } from "../../billing/stripe-events";
+import { ApiError } from "../../errors";
+import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
+
+const Received = z.object({ received: z.literal(true), outcome: z.string() });
+
+/**
+ * POST /v1/webhooks/stripe: Stripe's events. The signature (`stripe-signature`, HMAC of the raw body with
+ * STRIPE_WEBHOOK_SECRET, 300 s tolerance) is checked with the SDK's async verifier, the one that runs on
+ * Workers (SubtleCrypto). A bad or missing signature → 400 `invalid_header`; a failure while handling → 5xx,
+ * so Stripe retries (for up to 3 days); handlers are idempotent.
+ */
+export const stripeWebhook = endpoint(
+  {
+    method: "post",
+    path: "/v1/webhooks/stripe",
+    operationId: "receiveStripeEvent",
+    summary: "Stripe webhook (signed)",
+    auth: "public",
+    hidden: true,
+    responses: { 200: jsonResponse("The event was handled (or is of no interest).", Received) },
+    errors: ["maintenance"],
+  },
+  async function stripeWebhookHandler(c) {
+    const stripe = c.var.stripe;
+    const secret = c.env.STRIPE_WEBHOOK_SECRET;
+    if (!stripe || !secret) throw new ApiError("maintenance", { message: "Billing is not configured." });
+    const payload = await c.req.text();
+    const signature = c.req.header("stripe-signature") ?? "";
+    let event: Stripe.Event;
+    try {
+      event = await stripe.webhooks.constructEventAsync(payload, signature, secret);
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeSignatureVerificationError)) throw error;
+      throw new ApiError("invalid_header", { param: "stripe-signature", message: "Bad Stripe signature." });
+    }
+    const outcome = await handleStripeEvent({ db: c.var.db, ledger: c.var.ledger }, event);
+    return c.json({ received: true as const, outcome }, 200);
+  },
+);
