@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./middleware/context";
 import { envCheck } from "./middleware/env-check";
 import { errorHandler } from "./middleware/error-handler";
+import { publicCors } from "./middleware/public-cors";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
 import { getBalance } from "./routes/balance/get";
@@ -17,6 +18,7 @@ import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
 import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
+import { listPublicPlans } from "./routes/plans/list";
 import { getUsage } from "./routes/usage/get";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices, type ServicesFactory } from "./services";
@@ -32,6 +34,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   app.use("*", requestId());
   app.use("*", envCheck());
   app.use("*", provideServices(services));
+  app.use("/v1/plans", publicCors());
   app.get("/livez", (c) => c.text("ok"));
   registerSecuritySchemes(app);
   const declared = mountEndpoints(app, [
@@ -44,6 +47,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     ...CONSOLE_ENDPOINTS,
     createCheckoutSession,
     listPlans,
+    listPublicPlans,
     createSubscriptionCheckoutRoute,
     joinWaitingListRoute,
     createAllowanceReset,

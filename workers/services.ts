@@ -7,6 +7,7 @@ import { type IdentityProvider, oidcProvider } from "./clients/idp";
 import { stripeClient } from "./clients/stripe";
 import type { Env } from "./env";
 import { type Ledger, ledgerStub } from "./ledger/stub";
+import { AddressLimiter } from "./limits/address-limits";
 import { KeyRateLimiter } from "./limits/key-limits";
 import { SignInLimiter } from "./limits/sign-in-limits";
 import type { AppEnv } from "./middleware/context";
@@ -26,6 +27,8 @@ export interface Services {
   ledger: (accountId: string) => Ledger;
   /** Reads the key's rate-limit counts (headers of routes that take nothing). */
   limits: KeyRateLimiter;
+  /** Limits keyed by client address (the public plan list). */
+  addressLimits: AddressLimiter;
   /** Decide's idempotency records and limits, one Redis round trip in and one out. */
   admission: AdmissionStore;
   usage: UsageLog;
@@ -50,6 +53,7 @@ export function buildServices(env: Env): Services {
     keys: cachedPostgresKeyStore(env),
     ledger: (accountId) => ledgerStub(env, accountId),
     limits: new KeyRateLimiter(redis),
+    addressLimits: new AddressLimiter(redis),
     admission: new AdmissionStore(redis),
     usage: usageLog(env),
     refundIntents: refundIntentLog(env),
