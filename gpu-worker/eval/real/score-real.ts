@@ -1,0 +1,92 @@
+/**
+ * Scores the real-text set (gpu-worker/eval/data-real) under framing variants, each item also on the
+ * content-free state (for contextual calibration); cached in .cache/eval like `npm run eval`.
+ *   tsx gpu-worker/eval/real/score-real.ts --framings a,b:check [--set screen|train|heldout|all] [--every N]
+ * `screen` (default) is every SCREEN_STRIDE-th TRAIN item per type; `--every N` keeps every N-th item per type
+ * of the set; `id:type` limits a framing to one question type.
+ */
+import { fileURLToPath } from "node:url";
+import { getFraming } from "../../src/framings";
+import { defaultModelPath } from "../../src/model-check";
+import { openScorer, type Scorer } from "../../src/scorer";
+import type { EvalItem } from "../dataset/item";
+import { loadDataset } from "../load";
+import { type ScoredItem, scoreItems } from "../score-cache";
+import { REAL_DATA_DIR } from "./build-real";
+
+/** The state the content-free scores are read on (the engine's `content_free` calibration uses the same). */
+export const CONTENT_FREE_STATE = "N/A";
+/** Framings are screened on every SCREEN_STRIDE-th train item of each type. */
+export const SCREEN_STRIDE = 6;
+
+export const loadRealDataset = () => loadDataset(REAL_DATA_DIR);
+export const contentFree = (it: EvalItem): EvalItem => ({ ...it, state: CONTENT_FREE_STATE });
+
+/** Every `n`-th item of each type, in file order. */
+export function everyNth(items: EvalItem[], n: number): EvalItem[] {
+  const seen = new Map<string, number>();
+  return items.filter((it) => {
+    const k = seen.get(it.type) ?? 0;
+    seen.set(it.type, k + 1);
+    return k % n === 0;
+  });
+}
+
+/** The screening subset: every SCREEN_STRIDE-th train item per type, in file order. */
+export const screenSubset = (items: EvalItem[]) =>
+  everyNth(
+    items.filter((i) => i.split === "train"),
+    SCREEN_STRIDE,
+  );
+
+export interface RealScores {
+  state: Map<string, ScoredItem>;
+  free: Map<string, ScoredItem>;
+}
+
+/** Raw scores of `items` under framing `id` on their states and on the content-free state (cached). */
+export async function scoreReal(
+  id: string,
+  items: EvalItem[],
+  getScorer: (() => Promise<Scorer>) | undefined,
+  log = console.log,
+): Promise<RealScores> {
+  const f = getFraming(id);
+  const a = await scoreItems(getScorer, f, items);
+  const b = await scoreItems(getScorer, f, items.map(contentFree));
+  log(
+    `${id}: ${a.stats.scored} scored (${a.stats.seconds.toFixed(0)} s), ${a.stats.cached} cached; content-free ${b.stats.scored} scored`,
+  );
+  return { state: a.results, free: b.results };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const arg = (n: string) =>
+    process.argv.includes(n) ? process.argv[process.argv.indexOf(n) + 1] : undefined;
+  const all = loadRealDataset();
+  const set = arg("--set") ?? "screen";
+  const base = set === "screen" ? screenSubset(all) : all.filter((i) => set === "all" || i.split === set);
+  const items = everyNth(base, Number(arg("--every") ?? 1));
+  let scorer: Scorer | undefined;
+  const get = async () => {
+    scorer ??= await openScorer({
+      modelPath: process.env.SVC_MODEL_PATH || defaultModelPath(),
+      threads: Number(process.env.EVAL_THREADS ?? 1),
+      sequences: 1,
+      contextSize: 1024,
+    });
+    return scorer;
+  };
+  try {
+    for (const spec of (arg("--framings") ?? "").split(",").filter(Boolean)) {
+      const [id, type] = spec.split(":") as [string, string?];
+      await scoreReal(
+        id,
+        items.filter((i) => !type || i.type === type),
+        get,
+      );
+    }
+  } finally {
+    await (scorer as Scorer | undefined)?.close();
+  }
+}
