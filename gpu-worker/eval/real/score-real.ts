@@ -21,7 +21,8 @@ export const CONTENT_FREE_STATE = "N/A";
 export const SCREEN_STRIDE = 6;
 
 /** Scores of another model file (`SVC_MODEL_PATH`) go under `.cache/eval/<EVAL_MODEL_TAG>/`, never mixed with svc-1's. */
-export const modelCacheDir = () => (process.env.EVAL_MODEL_TAG ? join(CACHE_DIR, process.env.EVAL_MODEL_TAG) : CACHE_DIR);
+export const modelCacheDir = () =>
+  process.env.EVAL_MODEL_TAG ? join(CACHE_DIR, process.env.EVAL_MODEL_TAG) : CACHE_DIR;
 
 export const loadRealDataset = () => loadDataset(REAL_DATA_DIR);
 export const contentFree = (it: EvalItem): EvalItem => ({ ...it, state: CONTENT_FREE_STATE });
@@ -86,7 +87,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         : all.filter((i) => set === "all" || i.split === set);
   const items = everyNth(base, Number(arg("--every") ?? 1));
   if (process.env.SVC_MODEL_PATH && !process.env.EVAL_MODEL_TAG)
-    throw new Error("SVC_MODEL_PATH needs EVAL_MODEL_TAG (the cache keys framings and items, not model files)");
+    throw new Error(
+      "SVC_MODEL_PATH needs EVAL_MODEL_TAG (the cache keys framings and items, not model files)",
+    );
   let scorer: Scorer | undefined;
   const get = async () => {
     scorer ??= await openScorer({
