@@ -1,7 +1,8 @@
 /**
  * `tsx gpu-worker/eval/real/final-real.ts [--write]`: the real-text evaluation from cached scores only.
  * Screens framings on the train subset (screen-real), then for the chosen framing fits every calibration
- * method on the scored train items and measures the scored held-out items; per type the method with the
+ * method on the scored train items (real train plus a computed-set train sample) and measures the scored
+ * real held-out items and the computed control; per type the method with the
  * lowest held-out NLL is shipped. Prints the tables; `--write` also writes the artifact, the reliability
  * diagram and the tables in docs/quality.md (between `<!-- real:begin -->` and `<!-- real:end -->`).
  */
@@ -23,7 +24,15 @@ import {
   measureArtifact,
 } from "./compare-real";
 import { type FamilyRow, familyTable, metricsTable } from "./markdown-real";
-import { CONTENT_FREE_STATE, loadRealDataset, type RealScores, scoreReal, screenSubset } from "./score-real";
+import {
+  CONTENT_FREE_STATE,
+  computedTrainSubset,
+  controlSubset,
+  loadRealDataset,
+  type RealScores,
+  scoreReal,
+  screenSubset,
+} from "./score-real";
 import { chooseOnTrain, screen, screenTable } from "./screen-real";
 
 export const REAL_CALIBRATION_VERSION = "cal-20261123-0";
@@ -119,10 +128,13 @@ const perType = screened.length ? chooseOnTrain(screened).perType : undefined;
 const framing = process.env.REAL_FRAMING ?? (perType?.check as string);
 console.log(screenTable(screened));
 console.log(`screen choice per type: ${JSON.stringify(perType)}; evaluated: ${framing}`);
-const rs = await cached(framing, items);
+// Fitted on the real train split plus every 10th computed train item: the map also sees questions the model
+// knows nothing about, so it keeps those near uniform (the control is the computed HELD-OUT split).
+const fitItems = [...items, ...computedTrainSubset()];
+const rs = await cached(framing, fitItems);
 const oldRs = await cached("plain-mix-2", items);
 const baseline = await cached("code-letters", items);
-const results = TYPES.map((t) => evaluateType(t, framing, items, rs, oldRs));
+const results = TYPES.map((t) => evaluateType(t, framing, fitItems, rs, oldRs));
 const rows = results.flatMap((r) => [
   { label: "old: `plain-mix-2` + `cal-20261121-3`", type: r.type, r: r.old.report },
   ...r.methods.map((m) => ({
@@ -132,6 +144,22 @@ const rows = results.flatMap((r) => [
   })),
 ]);
 const final = metricsTable("held-out, calibration", rows);
+// The control: computed held-out items, where the model knows nothing; answers must stay near uniform.
+const control = controlSubset();
+const controlRs = await cached(framing, control);
+const controlRows = results.flatMap((r) => {
+  const its = control.filter((i) => i.type === r.type && has(controlRs, i));
+  return [
+    { label: "old `cal-20261121-3`", type: r.type, r: measureArtifact(r.type, OLD, its, controlRs).report },
+    {
+      label: `new \`${REAL_CALIBRATION_VERSION}\` (${r.method})`,
+      type: r.type,
+      r: measure(r.type, r.method, r.fit, its, controlRs).report,
+    },
+  ];
+});
+const controlTable = metricsTable("computed control (every 10th held-out item)", controlRows);
+console.log(controlTable);
 const families = familyTable(results.flatMap((r) => familyRows(r, baseline)));
 console.log(final);
 console.log(families);
@@ -177,6 +205,10 @@ if (process.argv.includes("--write")) {
     "### Held-out: old vs new calibration, every method (fitted on train)",
     "",
     final,
+    "",
+    "### Control: the computed set, where the model knows nothing",
+    "",
+    controlTable,
     "",
     "### Held-out accuracy per task family",
     "",

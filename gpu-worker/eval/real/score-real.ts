@@ -1,8 +1,8 @@
 /**
  * Scores the real-text set (gpu-worker/eval/data-real) under framing variants, each item also on the
  * content-free state (for contextual calibration); cached in .cache/eval like `npm run eval`.
- *   tsx gpu-worker/eval/real/score-real.ts --framings a,b:check [--set screen|train|heldout|all|control] [--every N]
- * `control` is every CONTROL_STRIDE-th held-out item of the computed set; `screen` (default) is every SCREEN_STRIDE-th TRAIN item per type; `--every N` keeps every N-th item per type
+ *   tsx gpu-worker/eval/real/score-real.ts --framings a,b:check [--set screen|train|heldout|all|control|computed-train] [--every N]
+ * `control` is every CONTROL_STRIDE-th held-out item of the computed set (`computed-train`: of its train split); `screen` (default) is every SCREEN_STRIDE-th TRAIN item per type; `--every N` keeps every N-th item per type
  * of the set; `id:type` limits a framing to one question type.
  */
 import { join } from "node:path";
@@ -45,6 +45,13 @@ export const controlSubset = () =>
     CONTROL_STRIDE,
   );
 
+/** Every CONTROL_STRIDE-th TRAIN item per type of the computed set: fitted on together with the real train split. */
+export const computedTrainSubset = () =>
+  everyNth(
+    loadDataset().filter((i) => i.split === "train"),
+    CONTROL_STRIDE,
+  );
+
 /** The screening subset: every SCREEN_STRIDE-th train item per type, in file order. */
 export const screenSubset = (items: EvalItem[]) =>
   everyNth(
@@ -82,9 +89,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const base =
     set === "control"
       ? controlSubset()
-      : set === "screen"
-        ? screenSubset(all)
-        : all.filter((i) => set === "all" || i.split === set);
+      : set === "computed-train"
+        ? computedTrainSubset()
+        : set === "screen"
+          ? screenSubset(all)
+          : all.filter((i) => set === "all" || i.split === set);
   const items = everyNth(base, Number(arg("--every") ?? 1));
   if (process.env.SVC_MODEL_PATH && !process.env.EVAL_MODEL_TAG)
     throw new Error(
