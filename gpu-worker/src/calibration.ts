@@ -11,12 +11,16 @@ const TypeCalibration = z.object({
   temperature_by_outcomes: z.record(z.string().regex(/^[0-9]+$/), z.number().positive()).optional(),
   /** Optional bias vector per outcome count K; falls back to `bias`. */
   bias_by_outcomes: z.record(z.string().regex(/^[0-9]+$/), z.array(z.number())).optional(),
+  /** Contextual calibration: subtract each outcome's score on the content-free state before the affine map. */
+  contextual: z.boolean().optional(),
 });
 
 /** A calibration artifact `gpu-worker/calibration/cal-YYYYMMDD-N.json`: framing + per-type affine map. */
 export const Calibration = z.object({
   version: z.string().regex(/^cal-[0-9]{8}-[0-9]+$/),
   framing: z.string(),
+  /** The state the content-free scores of `contextual` types are read on. */
+  content_free_state: z.string().optional(),
   types: z.object({ pick: TypeCalibration, rate: TypeCalibration, check: TypeCalibration }),
 });
 export type Calibration = z.infer<typeof Calibration>;
@@ -43,6 +47,17 @@ export function loadCalibration(path = process.env.SVC_CALIBRATION || newestCali
   const parsed = Calibration.safeParse(JSON.parse(readFileSync(path, "utf8")));
   if (!parsed.success) throw new Error(`calibration ${path} is malformed: ${parsed.error.message}`);
   return parsed.data;
+}
+
+/** The content-free state of `cal` (used by its `contextual` types). */
+export const contentFreeState = (cal: Calibration) => cal.content_free_state ?? "N/A";
+
+/** Scores minus content-free scores, outcome by outcome (an unreachable outcome keeps its raw score). */
+export function subtractContentFree(scores: number[], free: number[]): number[] {
+  return scores.map((v, i) => {
+    const c = free[i] as number;
+    return Number.isFinite(v) && Number.isFinite(c) ? v - c : v;
+  });
 }
 
 /** Numerically stable softmax. */

@@ -1,13 +1,17 @@
 import { shapeAnswer } from "../../schema/answers";
 import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
-import { applyCalibration, type Calibration } from "./calibration";
+import { applyCalibration, type Calibration, contentFreeState, subtractContentFree } from "./calibration";
 import { type Framing, getFraming } from "./framings";
 import type { PreparedRequest, Scorer } from "./scorer";
 
 /** Thrown when a request cannot fit one sequence of the context. */
 export class TooManyTokensError extends Error {}
 
-/** Scores a whole request and shapes the answers with the loaded calibration (whose framing it uses). */
+/**
+ * Scores a whole request and shapes the answers with the loaded calibration (whose framing it uses). A type
+ * calibrated `contextual` also has its questions scored on the content-free state (question tokens plus a
+ * few state tokens), and those scores are subtracted before the affine map.
+ */
 export class Engine {
   readonly framing: Framing;
 
@@ -32,10 +36,22 @@ export class Engine {
   /** Scores `req` (with its plan from `prepare`, or planned here) and shapes the calibrated answers. */
   async score(req: ScoreRequest, prepared = this.prepare(req)): Promise<ScoreResponse> {
     const raw = await this.scorer.score(prepared);
+    const types = this.calibration.types;
+    const ctx = req.questions.filter((q) => types[q.type].contextual);
+    const free = ctx.length
+      ? await this.scorer.rawScores(contentFreeState(this.calibration), ctx, this.framing)
+      : undefined;
+    if (free) {
+      raw.meter.tokens_evaluated += free.meter.tokens_evaluated;
+      raw.meter.tokens_reused += free.meter.tokens_reused;
+    }
+    let k = 0;
     const answers = req.questions.map((q, i) => {
+      const c = types[q.type].contextual ? (free?.scores[k++] as number[]) : undefined;
+      const s = raw.scores[i] as number[];
       const p = applyCalibration(
         q.type,
-        raw.scores[i] as number[],
+        c ? subtractContentFree(s, c) : s,
         raw.tokensPerOutcome[i] as number[],
         this.calibration,
       );

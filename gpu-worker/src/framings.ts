@@ -133,6 +133,23 @@ function capitalYesNo(id: string, base: Framing): Framing {
   };
 }
 
+/** The answer format asked for in the prompt: "Answer yes or no." or "Answer with one of: a, b, c.". */
+const answerHint = (q: ScoreQuestion) =>
+  q.type === "check" ? "Answer yes or no." : `Answer with one of: ${outcomes(q).join(", ")}.`;
+
+/** ChatML; the question ends with the answer format; the assistant turn starts with the label (check: Yes / No). */
+export const chatmlHint: Framing = {
+  id: "chatml-hint",
+  mode: "label",
+  statePrefix: chatmlState,
+  questionPrompt: (q) => [
+    plain(`${q.instructions}${criteriaText(q)}\n${answerHint(q)}`),
+    ...chatmlAssistant(""),
+  ],
+  continuations: (q) => (q.type === "check" ? ["Yes", "No"] : outcomes(q)),
+};
+
+export const plainYesNo = checkWords("plain-yes-no", "yes", "no", "yes or no");
 export const plainQaYesNoCap = capitalYesNo("plain-qa-yes-no-cap", plainQa);
 export const chatmlYesNoCap = capitalYesNo("chatml-yes-no-cap", chatmlQa);
 export const plainTrueFalse = checkWords("plain-true-false", "true", "false", "true or false");
@@ -184,6 +201,8 @@ export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
     chatmlYesNoCap,
     plainMix,
     plainMixListedRate,
+    chatmlHint,
+    plainYesNo,
   ].map((f) => [f.id, f]),
 );
 

@@ -1,4 +1,4 @@
-import { V1_LIMITS } from "../../schema/models";
+import { MODELS, V1_LIMITS } from "../../schema/models";
 import { loadCalibration } from "./calibration";
 import { catalogCalibrationPath } from "./calibration-pin";
 import { contextSizeFor } from "./context-size";
@@ -6,6 +6,11 @@ import { Engine } from "./engine";
 import { defaultModelPath, ModelFileError, verifyModelFile } from "./model-check";
 import { openScorer } from "./scorer";
 import { createWorkerServer } from "./server";
+
+/** Every active GPU version of the catalog: all share the svc-1 model file, each with its own calibration. */
+export const SERVED_BY_DEFAULT = MODELS.filter((m) => m.served_by === "gpu" && m.status === "active").map(
+  (m) => m.id,
+);
 
 /** Worker configuration from the environment (documented in gpu-worker/README.md). */
 export function configFromEnv(env = process.env) {
@@ -18,7 +23,10 @@ export function configFromEnv(env = process.env) {
   };
   return {
     modelPath: defaultModelPath(env),
-    modelVersion: env.SVC_MODEL_VERSION || "svc-1.0.0",
+    /** Exact versions served (comma-separated `SVC_MODEL_VERSION`; default every active GPU version). */
+    modelVersions: env.SVC_MODEL_VERSION
+      ? env.SVC_MODEL_VERSION.split(",").map((v) => v.trim())
+      : SERVED_BY_DEFAULT,
     threads: int("SVC_THREADS", 1),
     sequences: Math.max(1, int("SVC_SEQUENCES", 2)),
     queueMax: int("SVC_QUEUE_MAX", 16),
@@ -28,7 +36,8 @@ export function configFromEnv(env = process.env) {
     secret: env.GPU_SIGNING_SECRET ?? "",
     port: int("PORT", 8788),
     host: env.HOST || "0.0.0.0",
-    calibrationPath: env.SVC_CALIBRATION || catalogCalibrationPath(env.SVC_MODEL_VERSION || "svc-1.0.0"),
+    /** `SVC_CALIBRATION` overrides the catalog's artifact; only with a single version. */
+    calibrationOverride: env.SVC_CALIBRATION || undefined,
   };
 }
 
@@ -36,30 +45,36 @@ async function main(): Promise<void> {
   const cfg = configFromEnv();
   if (!cfg.secret)
     throw new ModelFileError("GPU_SIGNING_SECRET is not set. Fix: set it to the edge's shared secret.");
+  if (cfg.calibrationOverride && cfg.modelVersions.length !== 1)
+    throw new ModelFileError("SVC_CALIBRATION needs a single SVC_MODEL_VERSION.");
   const check = await verifyModelFile(cfg.modelPath);
-  const calibration = loadCalibration(cfg.calibrationPath);
-  let engine: Engine | null = null;
-  const { server } = createWorkerServer(cfg, () => engine);
+  const calibrations = cfg.modelVersions.map(
+    (v) => [v, loadCalibration(cfg.calibrationOverride ?? catalogCalibrationPath(v))] as const,
+  );
+  let engines: Map<string, Engine> | null = null;
+  const { server } = createWorkerServer(cfg, () => engines);
   await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve));
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : cfg.port;
   console.log(
-    `engine: listening on ${cfg.host}:${port} (model ${cfg.modelVersion}, sha256 ${check.cached ? "stamp" : "verified"})`,
+    `engine: listening on ${cfg.host}:${port} (models ${cfg.modelVersions.join(", ")}, sha256 ${check.cached ? "stamp" : "verified"})`,
   );
 
   const t0 = performance.now();
   const scorer = await openScorer(cfg);
-  const ready = new Engine(scorer, calibration, cfg.modelVersion);
-  // Warm-up: one tiny request, so the first real call does not pay for lazy allocation.
-  await ready.score({
-    request_id: "warmup",
-    model: cfg.modelVersion,
-    state: "warm up",
-    questions: [{ id: "w", type: "check", instructions: "Ready?", criteria: [] }],
-  });
-  engine = ready;
+  const ready = new Map(calibrations.map(([v, cal]) => [v, new Engine(scorer, cal, v)]));
+  // Warm-up: one tiny request per version, so the first real call does not pay for lazy allocation.
+  for (const [v, e] of ready)
+    await e.score({
+      request_id: "warmup",
+      model: v,
+      state: "warm up",
+      questions: [{ id: "w", type: "check", instructions: "Ready?", criteria: [] }],
+    });
+  engines = ready;
+  const served = calibrations.map(([v, c]) => `${v}: calibration ${c.version}, framing ${c.framing}`);
   console.log(
-    `engine: ready in ${Math.round(performance.now() - t0)} ms (threads ${cfg.threads}, sequences ${cfg.sequences}, calibration ${calibration.version}, framing ${calibration.framing})`,
+    `engine: ready in ${Math.round(performance.now() - t0)} ms (threads ${cfg.threads}, sequences ${cfg.sequences}; ${served.join("; ")})`,
   );
 
   const stop = () => {

@@ -56,11 +56,12 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 /**
  * The GPU worker's HTTP surface: `POST /v1/score` (signed), `GET /livez`, `GET /readyz`, `GET /metrics`.
- * `engine` is null until the model is loaded and warmed; score calls answer 503 until then.
+ * `getEngines` gives null until the model is loaded and warmed (score calls answer 503 until then), then one
+ * engine per exact version served (versions of one model file share its scorer, each with its calibration).
  */
 export function createWorkerServer(
   opts: ServerOptions,
-  getEngine: () => Engine | null,
+  getEngines: () => ReadonlyMap<string, Engine> | null,
 ): { server: Server; metrics: Metrics } {
   const metrics = new Metrics();
   const verifier = new SignatureVerifier(opts.secret);
@@ -75,7 +76,7 @@ export function createWorkerServer(
   async function score(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     // Refuse early (before the signature is verified and so spent) when the call cannot be served anyway.
-    if (!getEngine()) throw new HttpError("overloaded", "model is still loading");
+    if (!getEngines()) throw new HttpError("overloaded", "model is still loading");
     if (inFlight >= opts.sequences + opts.queueMax) throw new HttpError("overloaded", "queue full");
     const body = await readBody(req, limit);
     const verdict = await verifier.verify(
@@ -84,8 +85,8 @@ export function createWorkerServer(
       req.headers[SIGNATURE_HEADER] as string | undefined,
     );
     if (!verdict.ok) throw new HttpError("unauthorized", `signature ${verdict.reason}`);
-    const engine = getEngine();
-    if (!engine) throw new HttpError("overloaded", "model is still loading");
+    const engines = getEngines();
+    if (!engines) throw new HttpError("overloaded", "model is still loading");
     let json: unknown;
     try {
       json = JSON.parse(body.toString("utf8"));
@@ -100,10 +101,11 @@ export function createWorkerServer(
         `invalid ScoreRequest at ${issue?.path.join(".") || "body"}: ${issue?.message}`,
       );
     }
-    if (parsed.data.model !== engine.modelVersion)
+    const engine = engines.get(parsed.data.model);
+    if (!engine)
       throw new HttpError(
         "model_not_served",
-        `this worker serves ${engine.modelVersion}, not ${parsed.data.model}`,
+        `this worker serves ${[...engines.keys()].join(", ")}, not ${parsed.data.model}`,
       );
     let prepared: PreparedRequest;
     try {
@@ -131,7 +133,7 @@ export function createWorkerServer(
     const handle = async () => {
       if (route === "GET /livez") return send(res, 200, '{"ok":true}');
       if (route === "GET /readyz")
-        return getEngine() ? send(res, 200, '{"ready":true}') : send(res, 503, '{"ready":false}');
+        return getEngines() ? send(res, 200, '{"ready":true}') : send(res, 503, '{"ready":false}');
       if (route === "GET /metrics") return send(res, 200, metrics.render(), "text/plain; version=0.0.4");
       if (route === "POST /v1/score") return score(req, res);
       throw new HttpError("bad_request", `no route ${route}`, 404);

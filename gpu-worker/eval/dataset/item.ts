@@ -11,6 +11,8 @@ export interface EvalItem {
   answer: number | boolean;
   /** Generator and where the truth comes from. */
   source: string;
+  /** Real-text items: the readings the item was kept on, two where two independent readers agreed (docs/quality.md). */
+  labels?: string[];
 }
 
 /** A state with the questions generated on it (items sharing a state are scored on one prefix). */

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadCalibration } from "../../../gpu-worker/src/calibration";
+import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
+import { Engine } from "../../../gpu-worker/src/engine";
+import { defaultModelPath } from "../../../gpu-worker/src/model-check";
+import { openScorer } from "../../../gpu-worker/src/scorer";
+import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { ALIASES } from "../../../schema/models";
+
+// Everyday questions a new user asks first, on the real model with the calibration the alias `svc-1` serves.
+// Written before any tuning of framing or calibration (issue #13); the cases are not part of the fit.
+// KNOWN GAP (docs/quality.md, "Real-text set"): SmolLM2-135M has almost no signal on yes/no questions about
+// text (held-out AUC 0.57), so no honest calibration gets the README pair to 0.8 / 0.2. Cases the shipped
+// svc-1.1.0 gets wrong run as `it.fails`: they keep the expectation as written and turn red the day a model or
+// method meets it, so the list is updated on purpose rather than silently.
+const version = ALIASES["svc-1"] as string;
+let engine: Engine;
+beforeAll(async () => {
+  const scorer = await openScorer({
+    modelPath: defaultModelPath(),
+    threads: 1,
+    sequences: 1,
+    contextSize: 512,
+  });
+  engine = new Engine(scorer, loadCalibration(catalogCalibrationPath(version)), version);
+});
+afterAll(async () => {
+  await engine?.scorer.close();
+});
+
+const check = (instructions: string): ScoreQuestion => ({
+  id: "q",
+  type: "check",
+  instructions,
+  criteria: [],
+});
+const choose = (type: "pick" | "rate", instructions: string, labels: string[]): ScoreQuestion =>
+  type === "pick"
+    ? {
+        id: "q",
+        type,
+        instructions,
+        criteria: [],
+        options: labels.map((label) => ({ label, description: null })),
+      }
+    : { id: "q", type, instructions, criteria: [], levels: labels };
+
+/** Probability of every outcome (check: [yes, no]) for one question on `state`. */
+async function probabilities(state: string, q: ScoreQuestion): Promise<number[]> {
+  const r = await engine.score({ request_id: "everyday", model: version, state, questions: [q] });
+  const a = r.answers[0]?.answer;
+  if (a?.type === "check") return [a.probability, 1 - a.probability];
+  if (a?.type === "pick") return a.probabilities.map(([, p]) => p);
+  if (a?.type === "rate") return a.probabilities;
+  throw new Error(`no answer for ${q.instructions}`);
+}
+
+const REFUND = check("Does the customer ask for a refund?");
+
+describe("the README example answers sensibly", () => {
+  it.fails("refund asked: P(yes) ≥ 0.8 on the broken parcel", async () => {
+    const [yes] = await probabilities(
+      "The customer wrote: my parcel arrived broken, I want my money back.",
+      REFUND,
+    );
+    expect(yes).toBeGreaterThanOrEqual(0.8);
+  });
+  it.fails("no refund asked: P(yes) ≤ 0.2 on the thank-you note", async () => {
+    const [yes] = await probabilities(
+      "The customer wrote: the parcel arrived on time and everything works great, thank you!",
+      REFUND,
+    );
+    expect(yes).toBeLessThanOrEqual(0.2);
+  });
+});
+
+/** [state, question, index of the right outcome, known gap on svc-1.1.0]; check: 0 = yes, 1 = no. */
+const CASES: [string, ScoreQuestion, number, "gap"?][] = [
+  [
+    "Hi, I was charged twice for my subscription this month. Please fix it.",
+    check("Is this message about billing?"),
+    0,
+    "gap",
+  ],
+  [
+    "Hi, how do I change the language of the app to French?",
+    check("Is this message about billing?"),
+    1,
+    "gap",
+  ],
+  [
+    "CONGRATULATIONS! You have won a $1000 gift card. Click here to claim your prize now!",
+    check("Is this message spam?"),
+    0,
+    "gap",
+  ],
+  ["Hi Anna, the meeting is moved to 3pm tomorrow. See you there, Tom", check("Is this message spam?"), 1],
+  ["Great product, works perfectly, I love it!", check("Is the review positive?"), 0, "gap"],
+  ["Terrible quality, it broke after one day. Do not buy.", check("Is the review positive?"), 1],
+  ["Used bike for sale, 120 euros, pick up in Berlin.", check("Does the listing mention a price?"), 0, "gap"],
+  ["Used bike for sale, good condition, pick up in Berlin.", check("Does the listing mention a price?"), 1],
+  [
+    "Our server is down and no customer can log in!",
+    choose("rate", "How urgent is this message?", ["low", "medium", "high"]),
+    2,
+  ],
+  [
+    "Thanks for the newsletter, nice read.",
+    choose("rate", "How urgent is this message?", ["low", "medium", "high"]),
+    0,
+    "gap",
+  ],
+  [
+    "Bonjour, je voudrais annuler ma commande.",
+    choose("pick", "Which language is the message written in?", ["English", "French", "German", "Spanish"]),
+    1,
+  ],
+  [
+    "The food was cold and the waiter was rude.",
+    choose("pick", "What is the sentiment of the review?", ["positive", "negative", "neutral"]),
+    1,
+  ],
+];
+
+describe("everyday cases: the right outcome gets the highest probability", () => {
+  for (const [i, [state, q, want, gap]] of CASES.entries())
+    (gap ? it.fails : it)(`case ${i}: ${q.instructions}${gap ? " (known gap)" : ""}`, async () => {
+      const p = await probabilities(state, q);
+      expect(p.indexOf(Math.max(...p))).toBe(want);
+    });
+});
