@@ -1,4 +1,3 @@
-import type { ErrorCode } from "../../../schema/errors";
 import { getMember, isJsonObject, type JsonValue } from "../../../schema/json";
 import { Issues, jsonTypeName } from "../../decide/validate-issues";
 import { ApiError } from "../../errors";
@@ -8,18 +7,6 @@ export interface FieldRule {
   required: boolean;
   check(value: JsonValue): { code: "invalid_type" | "invalid_value"; message: string } | null;
 }
-
-/** Codes a billing console route that reads a JSON body may answer (front door, then the schema). */
-export const BILLING_BODY_ERRORS: readonly ErrorCode[] = [
-  "body_too_large",
-  "unsupported_media_type",
-  "invalid_json",
-  "duplicate_key",
-  "unknown_field",
-  "missing_field",
-  "invalid_type",
-  "invalid_value",
-];
 
 /** An integer from `min` to `max`. */
 export const intRule = (min: number, max: number, required = true): FieldRule => ({

@@ -4,7 +4,8 @@ import { RETURN_PATH_PATTERN } from "../../../billing/top-up-rules";
 import { runFrontDoor } from "../../../decide/front-door";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BILLING_BODY_ERRORS, checkBody, patternRule } from "../billing-body";
+import { checkBody, patternRule } from "../billing-body";
+import { BODY_ERRORS } from "../body";
 import { consoleReturnUrl } from "../return-url";
 
 const ResetCheckoutSchema = z.object({
@@ -42,7 +43,7 @@ export const createAllowanceReset = endpoint(
       },
     },
     responses: { 201: jsonResponse("The checkout for the reset.", ResetCheckoutSchema) },
-    errors: [...BILLING_BODY_ERRORS, "maintenance"],
+    errors: [...BODY_ERRORS, "maintenance"],
   },
   async function createAllowanceResetHandler(c) {
     const { body } = await runFrontDoor(c);

@@ -5,7 +5,8 @@ import { RETURN_PATH_PATTERN, TOP_UP_MAX_CENTS, TOP_UP_MIN_CENTS } from "../../.
 import { runFrontDoor } from "../../../decide/front-door";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BILLING_BODY_ERRORS, checkBody, intRule, patternRule } from "../billing-body";
+import { checkBody, intRule, patternRule } from "../billing-body";
+import { BODY_ERRORS } from "../body";
 import { consoleReturnUrl } from "../return-url";
 
 /** Body of createCheckoutSession. */
@@ -50,7 +51,7 @@ export const createCheckoutSession = endpoint(
       201: jsonResponse("The checkout session; send the browser to `url`.", CheckoutSessionSchema),
     },
     errors: [
-      ...BILLING_BODY_ERRORS,
+      ...BODY_ERRORS,
       "idempotency_key_reused",
       "idempotency_in_progress",
       "top_up_limit_exceeded",

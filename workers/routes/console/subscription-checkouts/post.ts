@@ -4,7 +4,8 @@ import { RETURN_PATH_PATTERN } from "../../../billing/top-up-rules";
 import { runFrontDoor } from "../../../decide/front-door";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BILLING_BODY_ERRORS, checkBody, patternRule } from "../billing-body";
+import { checkBody, patternRule } from "../billing-body";
+import { BODY_ERRORS } from "../body";
 import { consoleReturnUrl } from "../return-url";
 
 const PLAN_ID = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -52,7 +53,7 @@ export const createSubscriptionCheckoutRoute = endpoint(
     responses: {
       201: jsonResponse("The checkout; a seat is held until it expires.", SubscriptionCheckoutSchema),
     },
-    errors: [...BILLING_BODY_ERRORS, "plan_sold_out", "maintenance"],
+    errors: [...BODY_ERRORS, "plan_sold_out", "maintenance"],
   },
   async function createSubscriptionCheckoutHandler(c) {
     const { body } = await runFrontDoor(c);

@@ -4,7 +4,8 @@ import { runFrontDoor } from "../../../decide/front-door";
 import { joinWaitingList } from "../../../stores/waiting-list";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BILLING_BODY_ERRORS, checkBody, patternRule } from "../billing-body";
+import { checkBody, patternRule } from "../billing-body";
+import { BODY_ERRORS } from "../body";
 
 const WaitingListEntrySchema = z.object({
   object: z.literal("waiting_list_entry"),
@@ -30,7 +31,7 @@ export const joinWaitingListRoute = endpoint(
       body: { content: { "application/json": { schema: z.object({ plan: z.string() }) } }, required: true },
     },
     responses: { 201: jsonResponse("The account's place on the waiting list.", WaitingListEntrySchema) },
-    errors: BILLING_BODY_ERRORS,
+    errors: BODY_ERRORS,
   },
   async function joinWaitingListHandler(c) {
     const { body } = await runFrontDoor(c);
