@@ -98,6 +98,11 @@ async function main(): Promise<void> {
       );
       rows.push(await run("GET /v1/key (auth only)", c, () => fetch(`${edge.url}/v1/key`, { headers })));
       rows.push(
+        await run("GET /v1/plans (public; per-address limit, seat counts)", c, (i) =>
+          fetch(`${edge.url}/v1/plans`, { headers: { "cf-connecting-ip": `10.${c}.${i % 250}.1` } }),
+        ),
+      );
+      rows.push(
         await run("GET /v1/balance (auth + ledger DO + limiter peek)", c, () =>
           fetch(`${edge.url}/v1/balance`, { headers }),
         ),

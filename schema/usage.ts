@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { KEY_ID_PATTERN } from "./ids";
 
 /**
  * Wire shapes of the usage reports: GET /v1/console/usage/series (spec: Usage series, field for field) and
@@ -70,3 +71,22 @@ export const UsageReport = z.object({
   data: z.array(KeyUsage).describe("One entry per key with usage in the range (the filtered key always)."),
 });
 export type UsageReport = z.infer<typeof UsageReport>;
+
+/** The query of GET /v1/usage as documented (the route parses it itself, by the spec's precedence). */
+export const UsageReportQuery = z.object({
+  start: z.iso.date().describe("First UTC date included (required)."),
+  end: z.iso
+    .date()
+    .optional()
+    .describe("First UTC date not included; default through today, within the longest range."),
+  granularity: Granularity.optional(),
+  key_id: z.string().regex(KEY_ID_PATTERN).optional().describe("Only this key."),
+});
+
+/** The query of GET /v1/console/usage/series as documented (spec: Usage series). */
+export const UsageSeriesQuery = z.object({
+  start: z.iso.date().describe("First UTC date included."),
+  end: z.iso.date().describe("First UTC date not included."),
+  granularity: Granularity.optional(),
+  group_by: UsageGroupBy.optional(),
+});

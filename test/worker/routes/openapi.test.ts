@@ -132,3 +132,17 @@ describe("a route raising a code its declaration does not list fails in the test
     await expectError(res, 404, "route_not_found");
   });
 });
+
+describe("the usage routes document their query parameters (found by schemathesis)", () => {
+  it.each([
+    ["/v1/usage", ["start", "end", "granularity", "key_id"]],
+    ["/v1/console/usage/series", ["start", "end", "granularity", "group_by"]],
+  ])("%s", async (path, names) => {
+    const doc = (await (await call("GET", "/v1/openapi.json")).json()) as {
+      paths: Record<string, { get: { parameters: { name: string; in: string; required?: boolean }[] } }>;
+    };
+    const params = doc.paths[path]!.get.parameters.filter((p) => p.in === "query");
+    expect(params.map((p) => p.name)).toEqual(names);
+    expect(params.find((p) => p.name === "start")!.required).toBe(true);
+  });
+});

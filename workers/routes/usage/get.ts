@@ -1,4 +1,4 @@
-import { UsageReport } from "../../../schema/usage";
+import { UsageReport, UsageReportQuery } from "../../../schema/usage";
 import { ApiError } from "../../errors";
 import { loadUsageReport } from "../../reports/load";
 import { parseUsageReportParams } from "../../reports/params";
@@ -17,6 +17,7 @@ export const getUsage = endpoint(
     summary: "Usage per key by day or hour",
     description:
       "Query: `start` (YYYY-MM-DD, required), `end` (first date not included; default through today within the longest range), `granularity` (`day` default, or `hour`), `key_id`. Successful calls, input tokens, charges, the GPU / fallback split and error calls per bucket; replays are counted apart and add nothing.",
+    request: { query: UsageReportQuery },
     auth: { scope: "usage:read" },
     responses: {
       200: jsonResponse("Usage per key, every bucket of the range (empty ones as zeros).", UsageReport),

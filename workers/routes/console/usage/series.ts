@@ -1,4 +1,4 @@
-import { UsageSeries } from "../../../../schema/usage";
+import { UsageSeries, UsageSeriesQuery } from "../../../../schema/usage";
 import { ApiError } from "../../../errors";
 import { loadUsageSeries } from "../../../reports/load";
 import { parseUsageSeriesParams } from "../../../reports/params";
@@ -18,6 +18,7 @@ export const getUsageSeries = endpoint(
     summary: "The signed-in account's usage series",
     description:
       "Query: `start` and `end` (YYYY-MM-DD, end not included; required), `granularity` (`day` default, or `hour`), `group_by` (`none` default, `key`, `model`, `served_by`). Day ranges up to 93 days, hour ranges up to 7 days.",
+    request: { query: UsageSeriesQuery },
     auth: "session",
     responses: { 200: jsonResponse("The series, every bucket of the range.", UsageSeries) },
     errors: ["unknown_field", "missing_field", "invalid_value"],
