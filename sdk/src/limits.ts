@@ -45,7 +45,9 @@ export function limitErrors(request: DecideRequest, limits: ModelLimits): SvcErr
   for (const id of ids) {
     const q = request.questions[id];
     if (q?.type === "pick" && Object.keys(q.options).length > limits.max_options)
-      out.push(local("too_many_options", `questions.${id}.options`, `More than ${limits.max_options} options.`));
+      out.push(
+        local("too_many_options", `questions.${id}.options`, `More than ${limits.max_options} options.`),
+      );
     if (q?.type === "rate" && q.levels.length > limits.max_levels)
       out.push(local("invalid_levels", `questions.${id}.levels`, `More than ${limits.max_levels} levels.`));
   }

@@ -19,7 +19,8 @@ export function errorFromResponse(res: Response, text: string): SvcError {
   let envelope: Record<string, unknown> | undefined;
   try {
     const body = JSON.parse(text) as { error?: unknown };
-    if (typeof body.error === "object" && body.error !== null) envelope = body.error as Record<string, unknown>;
+    if (typeof body.error === "object" && body.error !== null)
+      envelope = body.error as Record<string, unknown>;
   } catch {
     envelope = undefined;
   }

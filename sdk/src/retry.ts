@@ -48,7 +48,11 @@ export function isRetryable(err: SvcError): boolean {
  * Milliseconds to wait before retry number `retry` (1-based), or undefined when the error must not be
  * retried (not retryable, retries used up, or a `retry-after` longer than the client waits for).
  */
-export function retryDelay(err: SvcError, retry: number, options: Required<RetryOptions>): number | undefined {
+export function retryDelay(
+  err: SvcError,
+  retry: number,
+  options: Required<RetryOptions>,
+): number | undefined {
   if (retry > options.maxRetries || !isRetryable(err)) return undefined;
   if (err.retry_after !== undefined) {
     return err.retry_after > options.maxRetryAfterSeconds ? undefined : err.retry_after * 1000;

@@ -97,7 +97,11 @@ export class Transport {
     }
   }
 
-  private async attempt<T>(call: Call, opts: RequestOptions, attempts: number): Promise<ApiResponse<T> | SvcError> {
+  private async attempt<T>(
+    call: Call,
+    opts: RequestOptions,
+    attempts: number,
+  ): Promise<ApiResponse<T> | SvcError> {
     const controller = new AbortController();
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs ?? 60_000;
     let timedOut = false;

@@ -25,7 +25,10 @@ function errorResponse(s: Extract<Scripted, { error: string }>, n: number): Resp
 }
 
 /** A client on a scripted fetch with a recording sleep; `requests` and `sleeps` fill as it runs. */
-export function scriptedClient(script: Scripted[], options: { maxRetries?: number; checkLimits?: boolean } = {}) {
+export function scriptedClient(
+  script: Scripted[],
+  options: { maxRetries?: number; checkLimits?: boolean } = {},
+) {
   const requests: Recorded[] = [];
   const sleeps: number[] = [];
   const fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {

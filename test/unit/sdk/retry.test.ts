@@ -21,16 +21,28 @@ async function failure(p: Promise<unknown>): Promise<SvcError> {
 
 describe("SDK retries: 429 (not test_daily_quota), 503, 409 idempotency_in_progress after retry-after; 500 with the same key", () => {
   it.each<[string, Scripted]>([
-    ["429 requests_per_minute", { error: "requests_per_minute", type: "rate_limited", status: 429, retryAfter: 3 }],
-    ["429 tokens_per_minute", { error: "tokens_per_minute", type: "rate_limited", status: 429, retryAfter: 7 }],
+    [
+      "429 requests_per_minute",
+      { error: "requests_per_minute", type: "rate_limited", status: 429, retryAfter: 3 },
+    ],
+    [
+      "429 tokens_per_minute",
+      { error: "tokens_per_minute", type: "rate_limited", status: 429, retryAfter: 7 },
+    ],
     ["429 concurrency", { error: "concurrency", type: "rate_limited", status: 429, retryAfter: 1 }],
     ["503 no_capacity", { error: "no_capacity", type: "unavailable", status: 503, retryAfter: 2 }],
-    ["503 billing_unavailable", { error: "billing_unavailable", type: "unavailable", status: 503, retryAfter: 5 }],
+    [
+      "503 billing_unavailable",
+      { error: "billing_unavailable", type: "unavailable", status: 503, retryAfter: 5 },
+    ],
     [
       "409 idempotency_in_progress",
       { error: "idempotency_in_progress", type: "conflict", status: 409, retryAfter: 1 },
     ],
-    ["429 with a code newer than the SDK (by type)", { error: "gpus_per_hour", type: "rate_limited", status: 429, retryAfter: 4 }],
+    [
+      "429 with a code newer than the SDK (by type)",
+      { error: "gpus_per_hour", type: "rate_limited", status: 429, retryAfter: 4 },
+    ],
   ])("%s: waits retry-after seconds, then succeeds", async (_, first) => {
     const { client, requests, sleeps } = scriptedClient([first, ok]);
     const d = await client.decide(body);
@@ -56,7 +68,10 @@ describe("SDK retries: 429 (not test_daily_quota), 503, 409 idempotency_in_progr
   });
 
   it("the caller's idempotency key is sent on every attempt; two calls without one get different keys", async () => {
-    const { client, requests } = scriptedClient([{ error: "internal_error", type: "internal", status: 500 }, ok]);
+    const { client, requests } = scriptedClient([
+      { error: "internal_error", type: "internal", status: 500 },
+      ok,
+    ]);
     await client.decide(body, { idempotencyKey: "order-42" });
     expect(requests.map((r) => r.headers["idempotency-key"])).toEqual(["order-42", "order-42"]);
     const second = scriptedClient([ok, ok]);
