@@ -25,11 +25,13 @@ PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/svc-schemathesis.XXXXXX")
 mkdir -p "$OUT"
 if [ -z "${SCHEMATHESIS_GPU:-}" ]; then export SVC_NO_GPU=1; fi
-PORT=$PORT SVC_DATA_DIR=$DATA npx tsx scripts/start.ts >"$OUT/stack.log" 2>&1 &
+# Its own process group, so that stopping it reaches every process npm start started.
+PORT=$PORT SVC_DATA_DIR=$DATA setsid node_modules/.bin/tsx scripts/start.ts >"$OUT/stack.log" 2>&1 &
 STACK=$!
 stop_stack() {
-  kill -TERM "$STACK" 2>/dev/null || true
-  wait "$STACK" 2>/dev/null || true
+  kill -TERM -- "-$STACK" 2>/dev/null || true
+  for _ in $(seq 1 40); do kill -0 "$STACK" 2>/dev/null || break; sleep 0.5; done
+  kill -KILL -- "-$STACK" 2>/dev/null || true
   rm -rf "$DATA"
 }
 trap stop_stack EXIT
@@ -54,5 +56,7 @@ set +e
   --report junit,ndjson --report-dir "$OUT" --no-color "$@"
 status=$?
 set -e
+ndjson=$(ls -t "$OUT"/ndjson-*.ndjson 2>/dev/null | head -1)
+if [ -n "$ndjson" ]; then node_modules/.bin/tsx scripts/fuzz/schemathesis-summary.ts "$ndjson" | head -25; fi
 echo "schemathesis: exit $status (reports in $OUT)"
 exit $status
