@@ -2,8 +2,8 @@
 # npm run fuzz:schemathesis: schemathesis (pinned, from PyPI into .cache/schemathesis-venv) against a fresh
 # local stack (`npm start` on a free port, data in a temp dir, no GPU worker unless SCHEMATHESIS_GPU=1: live
 # keys are then answered by the fake fallback, test keys get 503 no_capacity), from the OpenAPI document
-# the Worker serves. Checks: no 5xx server error, and every status, content type, header and body
-# conforms to the document. Bounded: SCHEMATHESIS_MAX_EXAMPLES per operation (default 60) and
+# the Worker serves. Checks: no server fault (any 5xx but a documented 503), and every status, content type,
+# header and body conforms to the document. Bounded: SCHEMATHESIS_MAX_EXAMPLES per operation (default 60) and
 # SCHEMATHESIS_MAX_TIME seconds (default 300). Reports go to .cache/schemathesis/. Exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,14 +49,16 @@ echo "schemathesis $VERSION against $BASE: $MAX_EXAMPLES examples per operation,
 set +e
 "$VENV/bin/st" run "$BASE/v1/openapi.json" \
   --header "Authorization: Bearer $KEY" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+  --checks status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
   --phases examples,coverage,fuzzing \
   --max-examples "$MAX_EXAMPLES" --max-time "$MAX_TIME" --seed "$SEED" \
   --workers 1 --request-timeout 30 --suppress-health-check all --generation-database none \
   --report junit,ndjson --report-dir "$OUT" --no-color "$@"
 status=$?
 set -e
-ndjson=$(ls -t "$OUT"/ndjson-*.ndjson 2>/dev/null | head -1)
-if [ -n "$ndjson" ]; then node_modules/.bin/tsx scripts/fuzz/schemathesis-summary.ts "$ndjson" | head -25; fi
+# No server fault: schemathesis' own not_a_server_error check would also fail the documented 503s (no GPU
+# here), so the summary fails the run on any other 5xx (500 above all) instead.
+ndjson=$(ls -t "$OUT"/ndjson-*.ndjson | head -1)
+node_modules/.bin/tsx scripts/fuzz/schemathesis-summary.ts "$ndjson" || status=1
 echo "schemathesis: exit $status (reports in $OUT)"
 exit $status
