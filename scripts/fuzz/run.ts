@@ -37,6 +37,8 @@ export function fuzzDecide(opts: {
   count: number;
   seed: number;
   batch?: number;
+  /** Index of the first batch (a shard of a larger run starts further on). */
+  firstBatch?: number;
   onBatch?: (r: FuzzReport) => void;
 }): FuzzReport {
   const report: FuzzReport = {
@@ -51,7 +53,7 @@ export function fuzzDecide(opts: {
   };
   const started = performance.now();
   const batch = opts.batch ?? 5_000;
-  for (let b = 0; report.bodies < opts.count; b++) {
+  for (let b = opts.firstBatch ?? 0; report.bodies < opts.count; b++) {
     const n = Math.min(batch, opts.count - report.bodies);
     for (const body of fc.sample(bodies, { numRuns: n, seed: opts.seed + b })) {
       report.bodies++;
@@ -78,4 +80,28 @@ export function fuzzDecide(opts: {
     opts.onBatch?.(report);
   }
   return report;
+}
+
+/** Adds the counts of shard reports (run side by side over consecutive batches) into one. */
+export function mergeReports(reports: FuzzReport[]): FuzzReport {
+  const out: FuzzReport = {
+    seed: reports[0]?.seed ?? 0,
+    bodies: 0,
+    ms: 0,
+    byKind: {},
+    byAnswer: {},
+    exceptions: 0,
+    failureCount: 0,
+    failures: [],
+  };
+  for (const r of reports) {
+    out.bodies += r.bodies;
+    out.ms = Math.max(out.ms, r.ms);
+    out.exceptions += r.exceptions;
+    out.failureCount += r.failureCount;
+    out.failures.push(...r.failures);
+    for (const [k, n] of Object.entries(r.byKind)) out.byKind[k] = (out.byKind[k] ?? 0) + n;
+    for (const [k, n] of Object.entries(r.byAnswer)) out.byAnswer[k] = (out.byAnswer[k] ?? 0) + n;
+  }
+  return out;
 }

@@ -1,78 +1,28 @@
-/**
- * The error classes of the API (spec: Errors → "Types, statuses and codes"). A `type` is one to one with an
- * HTTP status; codes may be added within v1, so callers act on `type` for a code they do not know.
- */
-export const ERROR_TYPE_STATUS = {
-  invalid_request: 400,
-  authentication: 401,
-  insufficient_balance: 402,
-  permission: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  too_large: 413,
-  validation: 422,
-  rate_limited: 429,
-  internal: 500,
-  unavailable: 503,
-} as const;
+import { ERRORS, type ErrorType } from "../../schema/errors.js";
 
-/** A class of error the API reports. */
-export type ErrorType = keyof typeof ERROR_TYPE_STATUS;
+export type { ErrorType };
+
+/**
+ * The error catalogue of v1 (spec: Errors → "Types, statuses and codes"), from the one table the API itself
+ * is built from (`schema/errors.ts`). A `type` is one to one with an HTTP status; codes may be added within
+ * v1, so callers act on `type` for a code they do not know.
+ */
+export type KnownErrorCode = keyof typeof ERRORS;
+
+/** Status of each error type. */
+export const ERROR_TYPE_STATUS = Object.fromEntries(
+  Object.values(ERRORS).map((e) => [e.type, e.status]),
+) as Readonly<Record<ErrorType, number>>;
+
+/** The codes the SDK knows, by type. */
+export const KNOWN_CODES = (() => {
+  const out = {} as Record<ErrorType, KnownErrorCode[]>;
+  for (const [code, e] of Object.entries(ERRORS)) (out[e.type] ??= []).push(code as KnownErrorCode);
+  return out as Readonly<Record<ErrorType, readonly KnownErrorCode[]>>;
+})();
 
 /** What the SDK reports when no answer came back (network failure, timeout, an answer that is not the API's). */
 export type ClientErrorType = "connection" | "timeout" | "invalid_response";
-
-/** The codes of v1 as the SDK knows them, by type. New codes may appear: see `SvcError.type`. */
-export const KNOWN_CODES = {
-  invalid_request: ["invalid_json", "duplicate_key", "unsupported_media_type", "invalid_header"],
-  authentication: [
-    "missing_api_key",
-    "invalid_api_key",
-    "revoked_api_key",
-    "expired_api_key",
-    "invalid_session",
-    "invalid_code",
-    "code_attempts_exceeded",
-    "invalid_idp_token",
-    "idp_email_unverified",
-  ],
-  insufficient_balance: ["insufficient_balance"],
-  permission: ["insufficient_scope", "account_suspended", "csrf_failed"],
-  not_found: ["model_not_found", "model_retired", "route_not_found", "key_not_found"],
-  method_not_allowed: ["method_not_allowed"],
-  conflict: ["idempotency_key_reused", "idempotency_in_progress", "plan_sold_out"],
-  too_large: ["body_too_large", "state_too_long", "question_too_long", "request_too_long"],
-  validation: [
-    "unknown_field",
-    "missing_field",
-    "invalid_type",
-    "invalid_value",
-    "field_not_allowed",
-    "invalid_question_id",
-    "too_many_questions",
-    "too_many_options",
-    "invalid_levels",
-    "invalid_min_confidence",
-    "duplicate_label",
-    "state_path_not_found",
-    "state_not_json",
-    "top_up_limit_exceeded",
-  ],
-  rate_limited: [
-    "requests_per_minute",
-    "tokens_per_minute",
-    "concurrency",
-    "test_daily_quota",
-    "email_codes_per_hour",
-    "sign_ins_per_hour",
-  ],
-  internal: ["internal_error"],
-  unavailable: ["no_capacity", "upstream_unavailable", "billing_unavailable", "maintenance"],
-} as const satisfies Record<ErrorType, readonly string[]>;
-
-/** A code the SDK knows. */
-export type KnownErrorCode = (typeof KNOWN_CODES)[ErrorType][number];
 
 /** Any code: a known one, or one added later within v1 (handled by its `type`). */
 export type ErrorCode = KnownErrorCode | (string & {});
@@ -156,11 +106,9 @@ export class SvcError extends Error implements SvcErrorFields {
   }
 }
 
-const ALL_KNOWN: ReadonlySet<string> = new Set(Object.values(KNOWN_CODES).flat());
-
 /** True for a code the SDK knows. */
 export function isKnownCode(code: string): code is KnownErrorCode {
-  return ALL_KNOWN.has(code);
+  return Object.hasOwn(ERRORS, code);
 }
 
 /** The type the spec gives a status (one to one), or undefined for a status the API does not answer with. */

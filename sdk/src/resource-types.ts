@@ -3,16 +3,9 @@
  * open are typed loosely; the SDK passes every field the API sends through.
  */
 
-/** Limits a model version reports (spec: "Model limits reported by GET /v1/models"). */
-export interface ModelLimits {
-  max_state_tokens: number;
-  max_question_tokens: number;
-  max_total_tokens: number;
-  max_questions: number;
-  max_options: number;
-  max_levels: number;
-  exact_option_probabilities: number;
-}
+import type { ModelLimits } from "../../schema/models.js";
+
+export type { ModelLimits };
 
 /** One entry of GET /v1/models. */
 export interface Model extends ModelLimits {
