@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSvcError, type SvcError } from "../../../sdk/src/index";
+import { isSvcError, SvcClient, type SvcError } from "../../../sdk/src/index";
 import { type Scripted, scriptedClient } from "../../support/sdk-fake-fetch";
 
 const DECISION = {
@@ -107,6 +107,24 @@ describe("SDK retries: 429 (not test_daily_quota), 503, 409 idempotency_in_progr
     ]);
     const e = await failure(client.getKey());
     expect([e.code, e.retry_after, requests.length]).toEqual(["sign_ins_per_hour", 3600, 1]);
+  });
+
+  it("an attempt longer than timeoutMs is a timeout error, retried like a network failure", async () => {
+    let calls = 0;
+    const hang = (_: RequestInfo | URL, init?: RequestInit) =>
+      new Promise<Response>((_, reject) => {
+        calls++;
+        init?.signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")));
+      });
+    const client = new SvcClient({
+      baseUrl: "http://api.test",
+      fetch: hang,
+      timeoutMs: 20,
+      maxRetries: 1,
+      sleep: async () => {},
+    });
+    const e = await failure(client.getKey());
+    expect([e.type, e.code, e.attempts, calls]).toEqual(["timeout", "timeout", 2, 2]);
   });
 
   it("a caller's abort is not retried", async () => {
