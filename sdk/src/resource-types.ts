@@ -1,11 +1,14 @@
 /**
- * Bodies of the read routes (spec: Key object, Balance, usage and models, Plan list). Fields the spec leaves
- * open are typed loosely; the SDK passes every field the API sends through.
+ * Bodies of the read routes (spec: Key object, Balance, usage and models, Plan list). The SDK passes every
+ * field the API sends through.
  */
 
 import type { ModelLimits } from "../../schema/models.js";
+import type { PlanList } from "../../schema/plan-list.js";
+import type { UsageReport } from "../../schema/usage.js";
 
-export type { ModelLimits };
+// The shapes the API's own wire schemas give (type-only: the SDK does not load zod).
+export type { ModelLimits, PlanList, UsageReport };
 
 /** One entry of GET /v1/models. */
 export interface Model extends ModelLimits {
@@ -55,46 +58,6 @@ export interface UsageQuery {
   end?: string;
   granularity?: "day" | "hour";
   key_id?: string;
-}
-
-/** GET /v1/usage (field names beyond the spec's are the API's). */
-export interface UsageReport {
-  object: string;
-  [field: string]: unknown;
-}
-
-/** A price in a currency's minor unit. */
-export interface PlanPrice {
-  price_cents: number;
-  reset_price_cents: number;
-}
-
-/** One plan of GET /v1/plans. */
-export interface Plan {
-  id: string;
-  object: "plan";
-  name: string;
-  price_cents: number;
-  currency: "EUR";
-  interval: "month";
-  included_multiple: number;
-  week_allowance_tokens: number;
-  effective_unit_price_micro_cents: number;
-  reset_price_cents: number;
-  seats_total: number | null;
-  seats_taken: number;
-  seats_left: number | null;
-  available: boolean;
-  prices: Record<string, PlanPrice>;
-}
-
-/** GET /v1/plans (public, no key). */
-export interface PlanList {
-  object: "list";
-  standard_unit_price_micro_cents: number;
-  data: Plan[];
-  currencies: string[];
-  top_up_packs: Array<{ credit_cents: number; prices: Record<string, number> }>;
 }
 
 /** GET /v1/openapi.json: the OpenAPI 3.1 document (only the parts the SDK reads are typed). */

@@ -110,12 +110,16 @@ describe("SDK against the local stack", () => {
     ]);
   });
 
-  it("reads the key, the balance and the limits; a test key works the same", async () => {
+  it("reads the key, the balance, the usage and the limits; a test key works the same", async () => {
     const { sdk, acct } = await client();
     expect(await sdk.getKey()).toMatchObject({ object: "key", mode: "live", account_id: acct.accountId });
     expect(await sdk.getBalance()).toMatchObject({ object: "balance", balance_micro_cents: 100_000_000 });
     expect(await sdk.limits()).toMatchObject({ max_questions: 32, max_options: 255, max_levels: 10 });
     expect(await sdk.limits("svc-0.9.0")).toBeUndefined();
+    const usage = await sdk.getUsage({ start: new Date().toISOString().slice(0, 10), granularity: "hour" });
+    expect(usage).toMatchObject({ object: "usage", granularity: "hour", key_id: null });
+    const e = await failure(sdk.getUsage({ start: "2026-13-01" }));
+    expect([e.type, e.code, e.param]).toEqual(["validation", "invalid_value", "start"]);
     const test = (await client({ mode: "test" })).sdk;
     const d = await test.decide(REQUEST);
     expect(d.usage).toMatchObject({ tier: "test", charge_micro_cents: 0 });
@@ -123,7 +127,7 @@ describe("SDK against the local stack", () => {
 
   it("the served GET /v1/openapi.json: every public operation has an SDK method, every code is handled", async () => {
     const doc: OpenApiDocument = await new SvcClient({ baseUrl: world.edge.url }).getOpenApiDocument();
-    const pending = ["getUsage", "listPublicPlans"];
+    const pending = ["listPublicPlans"]; // GET /v1/plans is being built on another branch
     expect(sdkMismatches(doc, pending)).toEqual([]);
   });
 });
