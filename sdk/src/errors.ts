@@ -15,11 +15,12 @@ export const ERROR_TYPE_STATUS = Object.fromEntries(
 ) as Readonly<Record<ErrorType, number>>;
 
 /** The codes the SDK knows, by type. */
-export const KNOWN_CODES = (() => {
-  const out = {} as Record<ErrorType, KnownErrorCode[]>;
-  for (const [code, e] of Object.entries(ERRORS)) (out[e.type] ??= []).push(code as KnownErrorCode);
-  return out as Readonly<Record<ErrorType, readonly KnownErrorCode[]>>;
-})();
+export const KNOWN_CODES = Object.fromEntries(
+  Object.keys(ERROR_TYPE_STATUS).map((type) => [
+    type,
+    (Object.keys(ERRORS) as KnownErrorCode[]).filter((code) => ERRORS[code].type === type),
+  ]),
+) as Record<string, readonly KnownErrorCode[]> as Readonly<Record<ErrorType, readonly KnownErrorCode[]>>;
 
 /** What the SDK reports when no answer came back (network failure, timeout, an answer that is not the API's). */
 export type ClientErrorType = "connection" | "timeout" | "invalid_response";
