@@ -37,3 +37,17 @@ describe("the SDK's catalogue (the API's one table, schema/errors.ts) is the spe
     );
   });
 });
+
+describe("known gaps of the document (it.fails: each flips to failing once fixed; then drop `.fails`)", () => {
+  // Found by schemathesis: GET /v1/usage states its query only in prose, so a client generated from the
+  // document never sends `start`, and every such call is 422 missing_field (workers/routes/usage/get.ts
+  // declares no `request.query`).
+  it.fails("GET /v1/usage declares its query parameters, `start` required", () => {
+    const op = doc.paths["/v1/usage"]?.get as {
+      parameters?: Array<{ name: string; in: string; required?: boolean }>;
+    };
+    expect(op.parameters).toContainEqual(
+      expect.objectContaining({ name: "start", in: "query", required: true }),
+    );
+  });
+});
