@@ -25,6 +25,17 @@ export interface FuzzReport {
   failures: FuzzFailure[];
 }
 
+const emptyReport = (seed: number): FuzzReport => ({
+  seed,
+  bodies: 0,
+  ms: 0,
+  byKind: {},
+  byAnswer: {},
+  exceptions: 0,
+  failureCount: 0,
+  failures: [],
+});
+
 const bump = (m: Record<string, number>, k: string) => {
   m[k] = (m[k] ?? 0) + 1;
 };
@@ -41,16 +52,7 @@ export function fuzzDecide(opts: {
   firstBatch?: number;
   onBatch?: (r: FuzzReport) => void;
 }): FuzzReport {
-  const report: FuzzReport = {
-    seed: opts.seed,
-    bodies: 0,
-    ms: 0,
-    byKind: {},
-    byAnswer: {},
-    exceptions: 0,
-    failureCount: 0,
-    failures: [],
-  };
+  const report = emptyReport(opts.seed);
   const started = performance.now();
   const batch = opts.batch ?? 5_000;
   for (let b = opts.firstBatch ?? 0; report.bodies < opts.count; b++) {
@@ -84,16 +86,7 @@ export function fuzzDecide(opts: {
 
 /** Adds the counts of shard reports (run side by side over consecutive batches) into one. */
 export function mergeReports(reports: FuzzReport[]): FuzzReport {
-  const out: FuzzReport = {
-    seed: reports[0]?.seed ?? 0,
-    bodies: 0,
-    ms: 0,
-    byKind: {},
-    byAnswer: {},
-    exceptions: 0,
-    failureCount: 0,
-    failures: [],
-  };
+  const out = emptyReport(reports[0]?.seed ?? 0);
   for (const r of reports) {
     out.bodies += r.bodies;
     out.ms = Math.max(out.ms, r.ms);
