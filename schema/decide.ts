@@ -46,7 +46,9 @@ const QuestionCommon = {
 export const PickQuestionWire = z.strictObject({
   type: z.literal("pick"),
   ...QuestionCommon,
-  options: z.record(z.string().min(1).max(100), z.string().min(1).max(1_000).nullable()),
+  options: z
+    .record(z.string().min(1).max(100), z.string().min(1).max(1_000).nullable())
+    .meta({ minProperties: 1, maxProperties: 255 }),
 });
 export const RateQuestionWire = z.strictObject({
   type: z.literal("rate"),
@@ -65,10 +67,13 @@ export const DecideRequestWire = z.strictObject({
   model: z.string().regex(MODEL_NAME_PATTERN).optional(),
   state: z.union([
     z.string().min(1).max(65_536),
-    z.record(z.string(), z.unknown()),
+    z.record(z.string(), z.unknown()).meta({ minProperties: 1 }),
     z.array(z.unknown()).min(1),
   ]),
-  questions: z.record(z.string().regex(QUESTION_ID_PATTERN), QuestionWire),
+  // The document states the counts and the id pattern; zod records carry neither into JSON Schema.
+  questions: z
+    .record(z.string().regex(QUESTION_ID_PATTERN), QuestionWire)
+    .meta({ minProperties: 1, maxProperties: 32, propertyNames: { pattern: QUESTION_ID_PATTERN.source } }),
   fallback: z.enum(FALLBACK_MODES).optional(),
 });
 export type DecideRequestWire = z.infer<typeof DecideRequestWire>;

@@ -1,0 +1,36 @@
+export { type ClientOptions, type DecideOptions, SvcClient } from "./client.js";
+export type {
+  Answer,
+  AnswerFor,
+  CheckAnswer,
+  CheckQuestion,
+  DecideRequest,
+  Decision,
+  DecisionUsage,
+  Json,
+  PickAnswer,
+  PickQuestion,
+  Question,
+  Questions,
+  RateAnswer,
+  RateQuestion,
+  State,
+} from "./decide-types.js";
+export {
+  type ClientErrorType,
+  ERROR_TYPE_STATUS,
+  type ErrorCode,
+  type ErrorType,
+  isKnownCode,
+  isSvcError,
+  KNOWN_CODES,
+  type KnownErrorCode,
+  SvcError,
+  type SvcErrorFields,
+  typeOfStatus,
+} from "./errors.js";
+export { limitErrors, limitsFor } from "./limits.js";
+export { CONSOLE_PATH_PREFIX, OPERATIONS, type OperationName } from "./operations.js";
+export type * from "./resource-types.js";
+export { DEFAULT_RETRY, isRetryable, type RetryOptions, retryDelay } from "./retry.js";
+export type { ApiResponse, Call, RequestOptions, ResponseMeta, TransportOptions } from "./transport.js";

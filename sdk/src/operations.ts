@@ -1,0 +1,20 @@
+/**
+ * Every public operation the SDK calls (spec: Endpoints), keyed by its client method. Tests check this table
+ * against `GET /v1/openapi.json`: each public operation of the document is here with the same method and
+ * path. Console routes (session cookie) are not part of the SDK.
+ */
+export const OPERATIONS = {
+  decide: { method: "POST", path: "/v1/decide", auth: true },
+  listModels: { method: "GET", path: "/v1/models", auth: true },
+  getKey: { method: "GET", path: "/v1/key", auth: true },
+  getBalance: { method: "GET", path: "/v1/balance", auth: true },
+  getUsage: { method: "GET", path: "/v1/usage", auth: true },
+  listPublicPlans: { method: "GET", path: "/v1/plans", auth: false },
+  getOpenApiDocument: { method: "GET", path: "/v1/openapi.json", auth: false },
+} as const satisfies Record<string, { method: "GET" | "POST"; path: string; auth: boolean }>;
+
+/** A client method that maps to one operation. */
+export type OperationName = keyof typeof OPERATIONS;
+
+/** Paths of routes that are not the SDK's (the browser console's, session based). */
+export const CONSOLE_PATH_PREFIX = "/v1/console/";

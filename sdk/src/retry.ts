@@ -1,0 +1,62 @@
+import type { SvcError } from "./errors.js";
+
+/** How the client retries (spec: Errors → "Retry and refund rules"). */
+export interface RetryOptions {
+  /** Retries after the first attempt (default 2; 0 turns retries off). */
+  maxRetries?: number;
+  /** Backoff when the answer carries no `retry-after`: the first wait in ms, doubled each retry (default 500). */
+  baseDelayMs?: number;
+  /** Upper bound of one computed backoff in ms (default 8,000). */
+  maxDelayMs?: number;
+  /**
+   * Longest `retry-after` in seconds the client waits for itself (default 60): a longer one (the sign-in
+   * limits' up to 3,600 s) is handed to the caller as the error.
+   */
+  maxRetryAfterSeconds?: number;
+}
+
+/** The defaults of `RetryOptions`. */
+export const DEFAULT_RETRY: Required<RetryOptions> = {
+  maxRetries: 2,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterSeconds: 60,
+};
+
+/**
+ * Whether an error may be retried automatically, by its `type` (so a code added within v1 is handled too):
+ * 429 except `test_daily_quota`, 503, 409 `idempotency_in_progress`, 500 (the same idempotency key is sent
+ * again), and failures with no answer (connection, timeout); never any other 4xx.
+ */
+export function isRetryable(err: SvcError): boolean {
+  switch (err.type) {
+    case "rate_limited":
+      return err.code !== "test_daily_quota";
+    case "unavailable":
+    case "internal":
+    case "connection":
+    case "timeout":
+      return true;
+    case "conflict":
+      return err.code === "idempotency_in_progress";
+    default:
+      return false;
+  }
+}
+
+/**
+ * Milliseconds to wait before retry number `retry` (1-based), or undefined when the error must not be
+ * retried (not retryable, retries used up, or a `retry-after` longer than the client waits for).
+ */
+export function retryDelay(
+  err: SvcError,
+  retry: number,
+  options: Required<RetryOptions>,
+): number | undefined {
+  if (retry > options.maxRetries || !isRetryable(err)) return undefined;
+  if (err.retry_after !== undefined) {
+    return err.retry_after > options.maxRetryAfterSeconds ? undefined : err.retry_after * 1000;
+  }
+  const exp = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
+  return exp / 2 + Math.random() * (exp / 2); // "equal jitter": never less than half the backoff
+}

@@ -1,0 +1,168 @@
+import { SvcError } from "./errors.js";
+import { errorFromFailure, errorFromResponse, parseSuccess } from "./response.js";
+import { DEFAULT_RETRY, type RetryOptions, retryDelay } from "./retry.js";
+
+/** Settings of a client's transport. */
+export interface TransportOptions extends RetryOptions {
+  /** The API's base address, e.g. `http://127.0.0.1:8787` for `npm start`. */
+  baseUrl: string;
+  /** An API key, `svc_live_…` or `svc_test_…` (not needed for the public routes). */
+  apiKey?: string;
+  /** The fetch to use (default the global one): Node ≥ 20, browsers and Workers all have it. */
+  fetch?: typeof fetch;
+  /** Bound on one attempt in ms (default 60,000). */
+  timeoutMs?: number;
+  /** Headers sent on every request (e.g. a `user-agent` naming the calling app). */
+  headers?: Record<string, string>;
+  /** How to wait between attempts (tests pass a fake clock). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Per-call settings. */
+export interface RequestOptions {
+  /** `idempotency-key` (POST /v1/decide): sent on every attempt; the SDK makes one when none is given. */
+  idempotencyKey?: string;
+  /** `x-client-request-id`: your id for the call, echoed on the answer. */
+  clientRequestId?: string;
+  /** Stops the call (and its retries). */
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+/** What came back besides the body. */
+export interface ResponseMeta {
+  status: number;
+  /** `x-request-id` of the answer that was returned. */
+  requestId: string | undefined;
+  /** True on an idempotent replay (`idempotent-replayed: true`). */
+  replayed: boolean;
+  /** The `ratelimit` and `ratelimit-policy` headers as sent. */
+  rateLimit: string | undefined;
+  rateLimitPolicy: string | undefined;
+  /** The idempotency key sent, if any. */
+  idempotencyKey: string | undefined;
+  /** Attempts made (1 without retries). */
+  attempts: number;
+}
+
+/** A body with its meta. */
+export interface ApiResponse<T> {
+  data: T;
+  meta: ResponseMeta;
+}
+
+/** One HTTP call as the client makes it. */
+export interface Call {
+  method: "GET" | "POST";
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  /** Send the API key (false for the public routes). */
+  auth: boolean;
+}
+
+const sleepFor = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    });
+  });
+
+/** The fetch-based transport: headers, one attempt with a timeout, and the retry loop of the spec's rules. */
+export class Transport {
+  private readonly retry: Required<RetryOptions>;
+
+  constructor(private readonly options: TransportOptions) {
+    this.retry = {
+      maxRetries: options.maxRetries ?? DEFAULT_RETRY.maxRetries,
+      baseDelayMs: options.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+      maxDelayMs: options.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+      maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? DEFAULT_RETRY.maxRetryAfterSeconds,
+    };
+  }
+
+  /** Sends `call`, retrying by the spec's rules; resolves with the 2xx body or rejects with an SvcError. */
+  async send<T>(call: Call, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const retry = { ...this.retry, maxRetries: opts.maxRetries ?? this.retry.maxRetries };
+    const sleep = this.options.sleep ?? sleepFor;
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.attempt<T>(call, opts, attempt);
+      if (!(result instanceof SvcError)) return result;
+      const delay = opts.signal?.aborted ? undefined : retryDelay(result, attempt, retry);
+      if (delay === undefined) throw result.withAttempts(attempt);
+      await sleep(delay, opts.signal);
+    }
+  }
+
+  private async attempt<T>(
+    call: Call,
+    opts: RequestOptions,
+    attempts: number,
+  ): Promise<ApiResponse<T> | SvcError> {
+    const controller = new AbortController();
+    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs ?? 60_000;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onAbort = () => controller.abort(opts.signal?.reason);
+    opts.signal?.addEventListener("abort", onAbort);
+    try {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      const doFetch = this.options.fetch ?? fetch;
+      const res = await doFetch(this.url(call), {
+        method: call.method,
+        headers: this.headers(call, opts),
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal: controller.signal,
+      });
+      const text = await res.text();
+      if (!res.ok) return errorFromResponse(res, text);
+      return { data: parseSuccess<T>(res, text), meta: meta(res, opts, attempts) };
+    } catch (cause) {
+      if (cause instanceof SvcError) throw cause;
+      if (opts.signal?.aborted) throw cause; // the caller stopped it: not retried
+      return errorFromFailure(cause, timedOut);
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private url(call: Call): string {
+    const url = new URL(call.path, this.options.baseUrl.replace(/\/*$/, "/"));
+    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    return url.toString();
+  }
+
+  private headers(call: Call, opts: RequestOptions): Record<string, string> {
+    const h: Record<string, string> = { accept: "application/json", ...this.options.headers };
+    if (call.auth && this.options.apiKey) h.authorization = `Bearer ${this.options.apiKey}`;
+    if (call.body !== undefined) h["content-type"] = "application/json";
+    if (opts.idempotencyKey !== undefined) h["idempotency-key"] = opts.idempotencyKey;
+    if (opts.clientRequestId !== undefined) h["x-client-request-id"] = opts.clientRequestId;
+    return h;
+  }
+}
+
+function meta(res: Response, opts: RequestOptions, attempts: number): ResponseMeta {
+  const header = (name: string) => res.headers.get(name) ?? undefined;
+  return {
+    status: res.status,
+    requestId: header("x-request-id"),
+    replayed: res.headers.get("idempotent-replayed") === "true",
+    rateLimit: header("ratelimit"),
+    rateLimitPolicy: header("ratelimit-policy"),
+    idempotencyKey: opts.idempotencyKey,
+    attempts,
+  };
+}
+
+/** A fresh idempotency key: printable ASCII, as the spec asks. */
+export function newIdempotencyKey(): string {
+  return `sdk_${crypto.randomUUID()}`;
+}

@@ -1,0 +1,44 @@
+// sdk/README.md's examples run as written against the edge Worker on the test stack.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, vi } from "vitest";
+import { credit, seed, useMoneyEdge } from "../../support/money-harness";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const world = useMoneyEdge("ok");
+
+/** The ```ts blocks of the README, importing the package from its source. */
+function examples(): string[] {
+  const readme = readFileSync(join(ROOT, "sdk/README.md"), "utf8");
+  const index = join(ROOT, "sdk/src/index.ts");
+  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>
+    m[1]!.replaceAll('"@svc/sdk"', JSON.stringify(index)),
+  );
+}
+
+describe("sdk/README.md examples run", () => {
+  it.each(examples().map((code, i) => [i + 1, code] as const))("example %i", async (n, code) => {
+    const acct = await seed({ keys: [{ mode: "live" }] });
+    await credit(world.edge.url, acct.accountId, 100_000_000);
+    vi.stubEnv("SVC_BASE_URL", world.edge.url);
+    vi.stubEnv("SVC_API_KEY", acct.keys[0]!.secret);
+    const dir = join(ROOT, ".cache/sdk-readme");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `example-${n}-${Date.now()}.ts`);
+    writeFileSync(file, `${code}\nexport {};\n`);
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      await import(file);
+      expect(log).toHaveBeenCalled();
+      if (n === 2)
+        expect(log.mock.calls[0]?.[0]).toMatch(
+          /^fix questions\.q\.instructions: invalid_value \(request req_/,
+        );
+      if (n === 3) expect(log.mock.calls[1]).toEqual([true, true]);
+    } finally {
+      log.mockRestore();
+      vi.unstubAllEnvs();
+    }
+  });
+});

@@ -1,0 +1,62 @@
+// A scripted fetch for the SDK's unit tests: answers in order, records every request it was given.
+import { SvcClient } from "../../sdk/src/index";
+
+/** One scripted answer: an error envelope, a JSON body, raw text, or a thrown network error. */
+export type Scripted =
+  | { error: string; type: string; status: number; retryAfter?: number; param?: string }
+  | { json: unknown; status?: number; headers?: Record<string, string> }
+  | { text: string; status: number }
+  | { throws: Error };
+
+export interface Recorded {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/** The envelope the API sends for `code` (request id fixed per call). */
+function errorResponse(s: Extract<Scripted, { error: string }>, n: number): Response {
+  const request_id = `req_${String(n).padStart(26, "0")}`;
+  const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": request_id };
+  if (s.retryAfter !== undefined) headers["retry-after"] = String(s.retryAfter);
+  const error = { type: s.type, code: s.error, message: `scripted ${s.error}`, param: s.param, request_id };
+  return new Response(JSON.stringify({ error }), { status: s.status, headers });
+}
+
+/** A client on a scripted fetch with a recording sleep; `requests` and `sleeps` fill as it runs. */
+export function scriptedClient(
+  script: Scripted[],
+  options: { maxRetries?: number; checkLimits?: boolean } = {},
+) {
+  const requests: Recorded[] = [];
+  const sleeps: number[] = [];
+  const fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+    const n = requests.length;
+    requests.push({
+      method: init.method ?? "GET",
+      url: String(input),
+      headers: { ...(init.headers as Record<string, string>) },
+      body: typeof init.body === "string" ? init.body : undefined,
+    });
+    const s = script[Math.min(n, script.length - 1)];
+    if (!s) throw new Error("empty script");
+    if ("throws" in s) throw s.throws;
+    if ("error" in s) return errorResponse(s, n);
+    if ("text" in s) return new Response(s.text, { status: s.status });
+    return new Response(JSON.stringify(s.json), {
+      status: s.status ?? 200,
+      headers: { "content-type": "application/json", "x-request-id": `req_${n}`, ...s.headers },
+    });
+  };
+  const client = new SvcClient({
+    baseUrl: "http://api.test",
+    apiKey: "svc_test_key",
+    fetch: fetch as typeof globalThis.fetch,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    ...options,
+  });
+  return { client, requests, sleeps };
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { specErrorTable } from "../../../scripts/fuzz/spec-catalogue";
+import { ERROR_TYPE_STATUS, KNOWN_CODES, OPERATIONS, type OpenApiDocument } from "../../../sdk/src/index";
+import { createApp } from "../../../workers/app";
+import { OPENAPI_INFO } from "../../../workers/routes/openapi/get";
+import { documentCodes, publicOperations, sdkMismatches } from "../../support/sdk-contract";
+
+// The document GET /v1/openapi.json serves, generated in-process from the same route declarations (the
+// integration tier checks the served one too).
+const doc = createApp().getOpenAPI31Document(OPENAPI_INFO) as unknown as OpenApiDocument;
+
+/** SDK operations the API does not have yet (being built on other branches); they leave this list when merged. */
+const PENDING = ["getUsage", "listPublicPlans"].filter(
+  (name) => !publicOperations(doc).has(`GET ${OPERATIONS[name as keyof typeof OPERATIONS].path}`),
+);
+
+describe("the SDK against the OpenAPI document", () => {
+  it("every public operation of the document has an SDK method with its method, path and auth", () => {
+    expect(sdkMismatches(doc, PENDING)).toEqual([]);
+    expect(publicOperations(doc).size).toBeGreaterThanOrEqual(5);
+  });
+
+  it("every error code the document lists is known to the SDK under its type, or handled by that type", () => {
+    const codes = documentCodes(doc);
+    expect(codes.size).toBeGreaterThan(30);
+    for (const [code, type] of codes) expect(Object.keys(ERROR_TYPE_STATUS), code).toContain(type);
+  });
+});
+
+describe("the SDK's catalogue (the API's one table, schema/errors.ts) is the spec's", () => {
+  it("types, statuses and codes equal the spec's table (read from docs/spec)", () => {
+    const spec = specErrorTable();
+    expect(spec).toHaveLength(12);
+    expect(Object.fromEntries(spec.map((r) => [r.type, r.status]))).toEqual(ERROR_TYPE_STATUS);
+    expect(Object.fromEntries(spec.map((r) => [r.type, [...r.codes].sort()]))).toEqual(
+      Object.fromEntries(Object.entries(KNOWN_CODES).map(([t, c]) => [t, [...c].sort()])),
+    );
+  });
+});
+
+describe("known gaps of the document (it.fails: each flips to failing once fixed; then drop `.fails`)", () => {
+  // Found by schemathesis: GET /v1/usage states its query only in prose, so a client generated from the
+  // document never sends `start`, and every such call is 422 missing_field (workers/routes/usage/get.ts
+  // declares no `request.query`).
+  it.fails("GET /v1/usage declares its query parameters, `start` required", () => {
+    const op = doc.paths["/v1/usage"]?.get as {
+      parameters?: Array<{ name: string; in: string; required?: boolean }>;
+    };
+    expect(op.parameters).toContainEqual(
+      expect.objectContaining({ name: "start", in: "query", required: true }),
+    );
+  });
+});

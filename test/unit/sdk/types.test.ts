@@ -1,0 +1,67 @@
+import { describe, expectTypeOf, it } from "vitest";
+import type { Answer, CheckAnswer, DecideRequest, Decision, PickAnswer } from "../../../sdk/src/index";
+import { scriptedClient } from "../../support/sdk-fake-fetch";
+
+// These tests are checked by `tsc` (npm run typecheck); at run time they only call a scripted client.
+const reply = {
+  json: {
+    answers: {
+      mood: {
+        type: "pick",
+        choice: "angry",
+        probabilities: { calm: 0.2, angry: 0.8 },
+        confidence: 1,
+        abstained: false,
+      },
+      urgency: {
+        type: "rate",
+        rating: 1.2,
+        levels: ["low", "medium", "high"],
+        probabilities: [0.1, 0.6, 0.3],
+        confidence: 0.5,
+        abstained: false,
+      },
+      refund: { type: "check", probability: 0.97, confidence: 0.9, abstained: false },
+    },
+  },
+};
+
+describe("decide(): the answer types follow from the request (const type parameter)", () => {
+  it("a pick's choice is the union of its labels, a rate's levels its levels, a check a probability", async () => {
+    const { client } = scriptedClient([reply]);
+    const d = await client.decide({
+      state: { ticket: "The parcel arrived broken." },
+      questions: {
+        mood: { type: "pick", instructions: "Mood?", options: { calm: null, angry: "Shouting or threats" } },
+        urgency: { type: "rate", instructions: "Urgency?", levels: ["low", "medium", "high"] },
+        refund: { type: "check", instructions: "Asks for a refund?" },
+      },
+    });
+    expectTypeOf(d.answers.mood.choice).toEqualTypeOf<"calm" | "angry">();
+    expectTypeOf(d.answers.mood.probabilities).toEqualTypeOf<{ calm: number; angry: number }>();
+    expectTypeOf(d.answers.urgency.levels).toEqualTypeOf<readonly ["low", "medium", "high"]>();
+    expectTypeOf(d.answers.urgency.probabilities).toEqualTypeOf<readonly [number, number, number]>();
+    expectTypeOf(d.answers.urgency.rating).toEqualTypeOf<number>();
+    expectTypeOf(d.answers.refund).toEqualTypeOf<CheckAnswer>();
+    expectTypeOf(d.answers.refund.probability).toEqualTypeOf<number>();
+    // @ts-expect-error: "happy" is not one of the pick's labels
+    if (d.answers.mood.choice === "happy") throw new Error("unreachable");
+    // @ts-expect-error: a check has no choice
+    d.answers.refund.choice;
+    // @ts-expect-error: no question "other" was asked
+    d.answers.other;
+  });
+
+  it("numeric-looking labels stay string literals; a request built elsewhere gives the general types", async () => {
+    const { client } = scriptedClient([reply, reply]);
+    const d = await client.decide({
+      state: "text",
+      questions: { n: { type: "pick", instructions: "How many?", options: { "1": null, "10": null } } },
+    });
+    expectTypeOf(d.answers.n).toEqualTypeOf<PickAnswer<"1" | "10">>();
+    const loose: DecideRequest = { state: "x", questions: {} };
+    const general = await client.decide(loose);
+    expectTypeOf(general).toEqualTypeOf<Decision>();
+    expectTypeOf(general.answers[""]).toEqualTypeOf<Answer | undefined>();
+  });
+});
