@@ -76,7 +76,8 @@ async function run(
 }
 
 async function main(): Promise<void> {
-  const services = await startServices({ databaseUrl: "", upstashUrl: "" });
+  // PGlite by default; BENCH_DATABASE_URL runs against a PostgreSQL server (its work then leaves this process).
+  const services = await startServices({ databaseUrl: process.env.BENCH_DATABASE_URL ?? "", upstashUrl: "" });
   const engine = await instantEngine();
   const bare = await bareWorker();
   const edge = await startEdgeWorker({
