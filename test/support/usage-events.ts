@@ -7,6 +7,7 @@ import { applyMigrations } from "../../scripts/migrations";
 import { withNodeClient } from "../../scripts/stack/neon-node";
 import type { DbEnv } from "../../workers/stores/db";
 import type { UsageEvent } from "../../workers/stores/usage";
+import { type UsageCounts, ZERO_COUNTS } from "../../workers/stores/usage-reports";
 import { stack, useStackNeon } from "./stack-db";
 import { usageEvent } from "./usage-event";
 
@@ -82,17 +83,11 @@ export function mixedEvents(accountId: string, count: number, endMs: number, hou
 }
 
 /** Roll-up rows as the tests compare them (strings for bigint columns avoided: plain numbers). */
-export interface RollupRow {
+export interface RollupRow extends UsageCounts {
   hour: string;
   key_id: string;
   model: string;
   served_by: string;
-  requests: number;
-  input_tokens: number;
-  charge_micro_cents: number;
-  gpu_requests: number;
-  fallback_requests: number;
-  error_requests: number;
   replays: number;
 }
 
@@ -107,12 +102,7 @@ export function expectedRollups(events: readonly UsageEvent[]): RollupRow[] {
       key_id: e.key_id,
       model: e.model ?? "none",
       served_by: ok ? (e.served_by ?? "none") : "none",
-      requests: 0,
-      input_tokens: 0,
-      charge_micro_cents: 0,
-      gpu_requests: 0,
-      fallback_requests: 0,
-      error_requests: 0,
+      ...ZERO_COUNTS,
       replays: 0,
     };
     const id = `${row.hour}|${row.key_id}|${row.model}|${row.served_by}`;
