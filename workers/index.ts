@@ -2,6 +2,7 @@ import { sweepConsoleData } from "./accounts/retention-sweep";
 import { app } from "./app";
 import { sweepRefundIntents } from "./billing/refund-sweep";
 import { sweepInvitations } from "./billing/seat-service";
+import { httpEmailSender } from "./clients/email";
 import type { Env } from "./env";
 import { ledgerStub } from "./ledger/stub";
 import { database } from "./stores/db";
@@ -31,7 +32,8 @@ export default {
           console.error(`console sweep failed: ${e instanceof Error ? e.name : e}`),
         ),
       );
-      if (env.DATABASE_URL) ctx.waitUntil(sweepInvitations(database(env)));
+      if (env.DATABASE_URL)
+        ctx.waitUntil(sweepInvitations({ db: database(env), email: httpEmailSender(env) }));
     }
   },
 } satisfies ExportedHandler<Env>;

@@ -1,6 +1,7 @@
 import type Stripe from "stripe";
 import { type Currency, currencyForCountry } from "../../schema/currencies";
 import { findPlan, type PlanTerms } from "../../schema/plans";
+import type { EmailSender } from "../clients/email";
 import { ApiError } from "../errors";
 import type { Database } from "../stores/db";
 import { claimSeat, tagCheckoutHold } from "../stores/seats";
@@ -45,7 +46,7 @@ export function requirePlan(planId: string): PlanTerms {
  * (fixed, else the caller's region). Stripe unreachable → the seat is released, 503 `maintenance`.
  */
 export async function createSubscriptionCheckout(
-  deps: { db: Database; stripe: Stripe | null },
+  deps: { db: Database; stripe: Stripe | null; email?: EmailSender },
   req: SubscriptionCheckoutRequest,
 ): Promise<SubscriptionCheckoutAnswer> {
   const stripe = requireStripe(deps.stripe);
@@ -77,7 +78,7 @@ export async function createSubscriptionCheckout(
       subscription_data: { metadata },
     });
   } catch (error) {
-    await releaseAndInvite(deps.db, { accountId: req.accountId, planId: plan.id, kinds: ["checkout"] });
+    await releaseAndInvite(deps, { accountId: req.accountId, planId: plan.id, kinds: ["checkout"] });
     throw stripeUnavailable(error);
   }
   await tagCheckoutHold(deps.db, req.accountId, plan.id, session.id);

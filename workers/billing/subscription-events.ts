@@ -1,6 +1,7 @@
 import type Stripe from "stripe";
 import type { Currency } from "../../schema/currencies";
 import { findPlan } from "../../schema/plans";
+import type { EmailSender } from "../clients/email";
 import type { Ledger } from "../ledger/stub";
 import type { Database } from "../stores/db";
 import { holdForSubscription } from "../stores/seats";
@@ -11,6 +12,8 @@ import { inviteWaiting, releaseAndInvite } from "./seat-service";
 /** What subscription events need. */
 export interface SubscriptionDeps {
   db: Database;
+  /** Tells accounts invited from the waiting list. */
+  email?: EmailSender;
   ledger: (accountId: string) => Pick<Ledger, "setPlanAllowance" | "refillWeekAllowance">;
 }
 
@@ -45,7 +48,7 @@ export async function subscriptionEvent(
     const freed = await deps.db.transaction((tx) =>
       holdForSubscription(tx, { accountId, planId: plan.id, subscriptionId: sub.id }),
     );
-    for (const p of freed) await inviteWaiting(deps.db, p);
+    for (const p of freed) await inviteWaiting(deps, p);
     await deps
       .ledger(accountId)
       .setPlanAllowance(GRANTS_ALLOWANCE.has(status) ? plan.week_allowance_tokens : 0);
@@ -53,7 +56,7 @@ export async function subscriptionEvent(
       await fixBillingCurrency(deps.db, accountId, sub.currency.toUpperCase() as Currency);
     return status;
   }
-  const released = await releaseAndInvite(deps.db, {
+  const released = await releaseAndInvite(deps, {
     accountId,
     planId: plan.id,
     kinds: ["subscription"],
@@ -77,7 +80,7 @@ export async function planCheckoutEvent(
   if (!accountId || !planId) return "ignored";
   if (session.metadata?.kind === "plan") {
     if (type !== "checkout.session.expired") return "ignored";
-    const released = await releaseAndInvite(deps.db, {
+    const released = await releaseAndInvite(deps, {
       accountId,
       planId,
       kinds: ["checkout"],

@@ -37,7 +37,10 @@ export const stripeWebhook = endpoint(
       if (!(error instanceof Stripe.errors.StripeSignatureVerificationError)) throw error;
       throw new ApiError("invalid_header", { param: "stripe-signature", message: "Bad Stripe signature." });
     }
-    const outcome = await handleStripeEvent({ db: c.var.db, ledger: c.var.ledger }, event);
+    const outcome = await handleStripeEvent(
+      { db: c.var.db, ledger: c.var.ledger, email: c.var.email },
+      event,
+    );
     return c.json({ received: true as const, outcome }, 200);
   },
 );
