@@ -13,6 +13,13 @@ const TypeCalibration = z.object({
   bias_by_outcomes: z.record(z.string().regex(/^[0-9]+$/), z.array(z.number())).optional(),
   /** Contextual calibration: subtract each outcome's score on the content-free state before the affine map. */
   contextual: z.boolean().optional(),
+  /**
+   * Phrasings (`gpu-worker/src/phrasings.ts` ids) the question is asked in after the one state prefix; their
+   * (contextual) scores are averaged, and z_i = mean_i · (1/T + agreement_slope · agree) + bias_i, where
+   * `agree` is the share of phrasings whose own argmax is the average's argmax. Absent: one framing as before.
+   */
+  phrasings: z.array(z.string()).min(1).optional(),
+  agreement_slope: z.number().optional(),
 });
 
 /** A calibration artifact `gpu-worker/calibration/cal-YYYYMMDD-N.json`: framing + per-type affine map. */
@@ -90,4 +97,47 @@ export function applyCalibration(
     return s2 / temperature + (bias[i] ?? 0);
   });
   return softmax(z);
+}
+
+/** The phrasing map of a type: z_i = mean_i · (scale + agreement_slope · agree) + bias_i. */
+export interface PhraseMethod {
+  scale: number;
+  agreement_slope: number;
+  bias: number[];
+}
+
+const argmaxOf = (v: number[]) => v.reduce((best, x, i) => (x > (v[best] as number) ? i : best), 0);
+
+/**
+ * Per outcome, the mean over phrasings of (score − content-free score) (or of the raw score when `free` is
+ * absent), and the share of phrasings whose own argmax equals the mean's. An unreachable outcome (−∞) is floored
+ * at −100 so that one phrasing cannot erase an outcome the others rate.
+ */
+export function phraseFeatures(scores: number[][], free?: number[][]): { mean: number[]; agree: number } {
+  const floor = (v: number) => (Number.isFinite(v) ? Math.max(-100, v) : -100);
+  const per = scores.map((s, k) => {
+    const c = free?.[k];
+    return s.map((v, i) => floor(v) - (c ? floor(c[i] as number) : 0));
+  });
+  const n = (per[0] as number[]).length;
+  const mean = Array.from(
+    { length: n },
+    (_, i) => per.reduce((t, d) => t + (d[i] as number), 0) / per.length,
+  );
+  const top = argmaxOf(mean);
+  const agree = per.filter((d) => argmaxOf(d) === top).length / per.length;
+  return { mean, agree };
+}
+
+/** Calibrated distribution of a type that has `phrasings` (see the schema above). */
+export function applyPhrased(
+  type: QuestionType,
+  scores: number[][],
+  free: number[][] | undefined,
+  cal: Calibration,
+): number[] {
+  const t = cal.types[type];
+  const { mean, agree } = phraseFeatures(scores, t.contextual ? free : undefined);
+  const scale = 1 / t.temperature + (t.agreement_slope ?? 0) * agree;
+  return softmax(mean.map((v, i) => v * scale + (t.bias[i] ?? 0)));
 }

@@ -1,8 +1,23 @@
 import { shapeAnswer } from "../../schema/answers";
-import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
-import { applyCalibration, type Calibration, contentFreeState, subtractContentFree } from "./calibration";
+import type { ScoreQuestion, ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
+import {
+  applyCalibration,
+  applyPhrased,
+  type Calibration,
+  contentFreeState,
+  subtractContentFree,
+} from "./calibration";
 import { type Framing, getFraming } from "./framings";
+import { getPhrasing, multiplex, phrased } from "./phrasings";
 import type { PreparedRequest, Scorer } from "./scorer";
+
+/** The questions one request evaluates: each question once, or once per phrasing of its type. */
+interface Expanded {
+  framing: Framing;
+  questions: ScoreQuestion[];
+  /** Per original question, the indexes of its expanded questions. */
+  of: number[][];
+}
 
 /** Thrown when a request cannot fit one sequence of the context. */
 export class TooManyTokensError extends Error {}
@@ -14,6 +29,8 @@ export class TooManyTokensError extends Error {}
  */
 export class Engine {
   readonly framing: Framing;
+  /** Set when a type is asked in several phrasings: framing 0 is the calibration's, k ≥ 1 the phrasings. */
+  private readonly phrasings?: { framing: Framing; index: Record<string, number> };
 
   constructor(
     readonly scorer: Scorer,
@@ -21,11 +38,37 @@ export class Engine {
     readonly modelVersion: string,
   ) {
     this.framing = getFraming(calibration.framing);
+    const ids = [...new Set(Object.values(calibration.types).flatMap((t) => t.phrasings ?? []))];
+    if (ids.length) {
+      const fs = ids.map(getPhrasing);
+      if (
+        fs.some((f) => JSON.stringify(f.statePrefix("x")) !== JSON.stringify(this.framing.statePrefix("x")))
+      )
+        throw new Error(
+          `calibration ${calibration.version}: phrasings must share the framing's state prefix`,
+        );
+      this.phrasings = {
+        framing: multiplex([this.framing, ...fs]),
+        index: Object.fromEntries(ids.map((id, k) => [id, k + 1])),
+      };
+    }
+  }
+
+  private expand(questions: ScoreQuestion[]): Expanded {
+    const ph = this.phrasings;
+    if (!ph) return { framing: this.framing, questions, of: questions.map((_, i) => [i]) };
+    const out: ScoreQuestion[] = [];
+    const of = questions.map((q) => {
+      const ks = this.calibration.types[q.type].phrasings?.map((id) => ph.index[id] as number) ?? [0];
+      return ks.map((k) => out.push(phrased(q, k)) - 1);
+    });
+    return { framing: ph.framing, questions: out, of };
   }
 
   /** Tokenizes and plans `req` once; throws TooManyTokensError when it cannot fit one sequence. */
   prepare(req: ScoreRequest): PreparedRequest {
-    const prepared = this.scorer.prepare(req.state, req.questions, this.framing);
+    const x = this.expand(req.questions);
+    const prepared = this.scorer.prepare(req.state, x.questions, x.framing);
     if (prepared.peakTokens > this.scorer.contextSize)
       throw new TooManyTokensError(
         `request needs ${prepared.peakTokens} tokens; this worker holds ${this.scorer.contextSize}`,
@@ -37,24 +80,43 @@ export class Engine {
   async score(req: ScoreRequest, prepared = this.prepare(req)): Promise<ScoreResponse> {
     const raw = await this.scorer.score(prepared);
     const types = this.calibration.types;
-    const ctx = req.questions.filter((q) => types[q.type].contextual);
+    const x = this.expand(req.questions);
+    // Content-free scores of the contextual types' (expanded) questions.
+    const ctx = x.questions.flatMap((q, j) => (types[q.type].contextual ? [j] : []));
     const free = ctx.length
-      ? await this.scorer.rawScores(contentFreeState(this.calibration), ctx, this.framing)
+      ? await this.scorer.rawScores(
+          contentFreeState(this.calibration),
+          ctx.map((j) => x.questions[j] as ScoreQuestion),
+          x.framing,
+        )
       : undefined;
     if (free) {
       raw.meter.tokens_evaluated += free.meter.tokens_evaluated;
       raw.meter.tokens_reused += free.meter.tokens_reused;
     }
-    let k = 0;
+    const freeOf = new Map(ctx.map((j, k) => [j, free?.scores[k] as number[]]));
     const answers = req.questions.map((q, i) => {
-      const c = types[q.type].contextual ? (free?.scores[k++] as number[]) : undefined;
-      const s = raw.scores[i] as number[];
-      const p = applyCalibration(
-        q.type,
-        c ? subtractContentFree(s, c) : s,
-        raw.tokensPerOutcome[i] as number[],
-        this.calibration,
-      );
+      const js = x.of[i] as number[];
+      const t = types[q.type];
+      let p: number[];
+      if (t.phrasings)
+        p = applyPhrased(
+          q.type,
+          js.map((j) => raw.scores[j] as number[]),
+          t.contextual ? js.map((j) => freeOf.get(j) as number[]) : undefined,
+          this.calibration,
+        );
+      else {
+        const j = js[0] as number;
+        const c = freeOf.get(j);
+        const s = raw.scores[j] as number[];
+        p = applyCalibration(
+          q.type,
+          c ? subtractContentFree(s, c) : s,
+          raw.tokensPerOutcome[j] as number[],
+          this.calibration,
+        );
+      }
       return { id: q.id, answer: shapeAnswer(q, p) };
     });
     return { model: this.modelVersion, calibration: this.calibration.version, answers, meter: raw.meter };

@@ -6,6 +6,7 @@ import {
   type LlamaContextSequence,
   LlamaLogLevel,
   type LlamaModel,
+  type LlamaModelOptions,
   type Token,
 } from "node-llama-cpp";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
@@ -32,6 +33,11 @@ export interface ScorerOptions {
    * False lets concurrent requests' decodes co-batch (faster on a GPU, not batch-invariant); benchmarks only.
    */
   isolateRequests?: boolean;
+  /**
+   * RoPE scaling written over the GGUF's metadata (llama.cpp reads it at load; node-llama-cpp exposes no context
+   * option for it). Unset = the model's own (none for SmolLM2). Measured past 8,192 tokens in docs/quality.md.
+   */
+  ropeScaling?: { type: "yarn" | "linear"; factor: number; originalContextLength: number };
 }
 
 /** Tokens evaluated for a request, and tokens read from the KV cache instead of being evaluated again. */
@@ -125,7 +131,24 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     build: "never",
     logLevel: LlamaLogLevel.error,
   });
-  const model = await llama.loadModel({ modelPath: opts.modelPath });
+  const rope = opts.ropeScaling;
+  const model = await llama.loadModel({
+    modelPath: opts.modelPath,
+    ...(rope && {
+      // node-llama-cpp's type for the llama architecture lists no `rope.scaling`; llama.cpp reads the keys.
+      metadataOverrides: {
+        llama: {
+          rope: {
+            scaling: {
+              type: rope.type,
+              factor: rope.factor,
+              original_context_length: rope.originalContextLength,
+            },
+          },
+        },
+      } as unknown as LlamaModelOptions["metadataOverrides"],
+    }),
+  });
   const contextSize = opts.contextSize ?? 8192;
   const context: LlamaContext = await model.createContext({
     sequences: opts.sequences,
