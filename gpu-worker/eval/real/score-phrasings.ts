@@ -3,7 +3,7 @@
  * once), and the same questions on the content-free state; cached per (phrasing, item) in
  * `.cache/eval/phrasings.jsonl` so the calibration experiments (`phrasings-report.ts`) never re-run the model.
  *   tsx gpu-worker/eval/real/score-phrasings.ts --sets control:pick/2,computed-train:pick/2,train:pick,heldout:pick,… [--train-every 2]
- * A set is `name[:type][/every]` (every n-th item per type of it).
+ * A set is `name[:type][/every]` (every n-th item per type of it); `--phrasings a,b` scores only those.
  */
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -85,8 +85,13 @@ export function phrasingSet(spec: string, trainEvery = 2): EvalItem[] {
   );
 }
 
-async function scoreAll(scorer: Scorer, items: EvalItem[], cache: Map<string, PhrasedScores>) {
-  const fs = PHRASING_IDS.map((id) => PHRASINGS[id] as Framing);
+async function scoreAll(
+  scorer: Scorer,
+  items: EvalItem[],
+  cache: Map<string, PhrasedScores>,
+  ids = PHRASING_IDS,
+) {
+  const fs = ids.map((id) => PHRASINGS[id] as Framing);
   const mux = multiplex(fs);
   let n = 0;
   const t0 = performance.now();
@@ -126,7 +131,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     for (const set of (arg("--sets") ?? "control").split(",")) {
       const items = phrasingSet(set, Number(arg("--train-every") ?? 2));
       const t0 = performance.now();
-      await scoreAll(scorer, items, cache);
+      await scoreAll(scorer, items, cache, arg("--phrasings")?.split(",") ?? PHRASING_IDS);
       console.log(`${set}: ${items.length} items, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {
