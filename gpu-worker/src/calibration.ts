@@ -15,10 +15,12 @@ const TypeCalibration = z.object({
   contextual: z.boolean().optional(),
   /**
    * Phrasings (`gpu-worker/src/phrasings.ts` ids) the question is asked in after the one state prefix; their
-   * (contextual) scores are averaged, and z_i = mean_i · (1/T + agreement_slope · agree) + bias_i, where
-   * `agree` is the share of phrasings whose own argmax is the average's argmax. Absent: one framing as before.
+   * scores are averaged and mapped by `applyPhrased` (`PhraseMethod` below). Absent: one framing as before.
    */
   phrasings: z.array(z.string()).min(1).optional(),
+  /** Phrasings only: weight of the mean content-free score (partial contextual calibration). */
+  content_free_weight: z.number().optional(),
+  /** Phrasings only: extra scale of the contextual mean per unit of phrasing agreement. */
   agreement_slope: z.number().optional(),
 });
 
@@ -99,34 +101,63 @@ export function applyCalibration(
   return softmax(z);
 }
 
-/** The phrasing map of a type: z_i = mean_i · (scale + agreement_slope · agree) + bias_i. */
+/**
+ * The phrasing map of a type. With S̄, C̄ the phrasings' mean scores on the state and on the content-free state
+ * and D̄ = S̄ − C̄: z_i = scale · X_i + free_weight · C̄_i + agreement_slope · agree · D̄_i + bias_i, where X = D̄
+ * for a contextual type without `free_weight` (pure contextual calibration), else X = S̄ (a fitted
+ * `free_weight` = partial subtraction of the content-free prior; 0 or absent on a raw type).
+ */
 export interface PhraseMethod {
   scale: number;
+  free_weight?: number;
   agreement_slope: number;
   bias: number[];
 }
 
 const argmaxOf = (v: number[]) => v.reduce((best, x, i) => (x > (v[best] as number) ? i : best), 0);
+const floor = (v: number) => (Number.isFinite(v) ? Math.max(-100, v) : -100);
+const meanOf = (xs: number[][]) =>
+  Array.from(
+    { length: (xs[0] as number[]).length },
+    (_, i) => xs.reduce((t, d) => t + floor(d[i] as number), 0) / xs.length,
+  );
+
+export interface PhraseFeatures {
+  /** Mean over phrasings of the state scores (S̄). */
+  state: number[];
+  /** Mean over phrasings of the content-free scores (C̄; zeros without them). */
+  free: number[];
+  /** S̄ − C̄. */
+  mean: number[];
+  /** Share of phrasings whose own top outcome (of S − C) is the top outcome of the mean. */
+  agree: number;
+}
 
 /**
- * Per outcome, the mean over phrasings of (score − content-free score) (or of the raw score when `free` is
- * absent), and the share of phrasings whose own argmax equals the mean's. An unreachable outcome (−∞) is floored
- * at −100 so that one phrasing cannot erase an outcome the others rate.
+ * Per outcome, the phrasings' mean scores on the state and on the content-free state (when given), their
+ * difference, and the share of phrasings that agree with it. An unreachable outcome (−∞) is floored at −100 so
+ * that one phrasing cannot erase an outcome the others rate.
  */
-export function phraseFeatures(scores: number[][], free?: number[][]): { mean: number[]; agree: number } {
-  const floor = (v: number) => (Number.isFinite(v) ? Math.max(-100, v) : -100);
-  const per = scores.map((s, k) => {
-    const c = free?.[k];
-    return s.map((v, i) => floor(v) - (c ? floor(c[i] as number) : 0));
-  });
-  const n = (per[0] as number[]).length;
-  const mean = Array.from(
-    { length: n },
-    (_, i) => per.reduce((t, d) => t + (d[i] as number), 0) / per.length,
-  );
+export function phraseFeatures(scores: number[][], free?: number[][]): PhraseFeatures {
+  const state = meanOf(scores);
+  const fr = free ? meanOf(free) : state.map(() => 0);
+  const per = scores.map((s, k) => s.map((v, i) => floor(v) - (free ? floor(free[k]?.[i] as number) : 0)));
+  const mean = state.map((v, i) => v - (fr[i] as number));
   const top = argmaxOf(mean);
   const agree = per.filter((d) => argmaxOf(d) === top).length / per.length;
-  return { mean, agree };
+  return { state, free: fr, mean, agree };
+}
+
+/** z of a phrasing map (see `PhraseMethod`), before the softmax. */
+export function phraseLogits(f: PhraseFeatures, m: PhraseMethod, contextual: boolean): number[] {
+  const x = contextual && m.free_weight === undefined ? f.mean : f.state;
+  return x.map(
+    (v, i) =>
+      m.scale * v +
+      (m.free_weight ?? 0) * (f.free[i] as number) +
+      m.agreement_slope * f.agree * (f.mean[i] as number) +
+      (m.bias[i] ?? 0),
+  );
 }
 
 /** Calibrated distribution of a type that has `phrasings` (see the schema above). */
@@ -137,7 +168,12 @@ export function applyPhrased(
   cal: Calibration,
 ): number[] {
   const t = cal.types[type];
-  const { mean, agree } = phraseFeatures(scores, t.contextual ? free : undefined);
-  const scale = 1 / t.temperature + (t.agreement_slope ?? 0) * agree;
-  return softmax(mean.map((v, i) => v * scale + (t.bias[i] ?? 0)));
+  const f = phraseFeatures(scores, t.contextual ? free : undefined);
+  const m: PhraseMethod = {
+    scale: 1 / t.temperature,
+    free_weight: t.content_free_weight,
+    agreement_slope: t.agreement_slope ?? 0,
+    bias: t.bias,
+  };
+  return softmax(phraseLogits(f, m, t.contextual === true));
 }

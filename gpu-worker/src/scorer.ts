@@ -37,7 +37,12 @@ export interface ScorerOptions {
    * RoPE scaling written over the GGUF's metadata (llama.cpp reads it at load; node-llama-cpp exposes no context
    * option for it). Unset = the model's own (none for SmolLM2). Measured past 8,192 tokens in docs/quality.md.
    */
-  ropeScaling?: { type: "yarn" | "linear"; factor: number; originalContextLength: number };
+  ropeScaling?: {
+    type: "yarn" | "linear";
+    /** Must not be an integer: node-llama-cpp passes integers as int overrides, which llama.cpp ignores for this float key. */
+    factor: number;
+    originalContextLength: number;
+  };
 }
 
 /** Tokens evaluated for a request, and tokens read from the KV cache instead of being evaluated again. */

@@ -26,9 +26,10 @@ export const NEEDLE_DIR = join(CACHE_DIR, "needle");
 
 export const ROPE_CONFIGS: Record<string, ScorerOptions["ropeScaling"] | undefined> = {
   none: undefined,
-  // 16,640 / 8,192 ≈ 2.03: the factor that stretches the training context over the worker's context.
-  yarn: { type: "yarn", factor: 2, originalContextLength: 8192 },
-  linear: { type: "linear", factor: 2, originalContextLength: 8192 },
+  // 16,640 / 8,192 = 2.03125: stretches the training context over the worker's context. (Not an integer on
+  // purpose: node-llama-cpp passes an integer as an int override, which llama.cpp ignores for a float key.)
+  yarn: { type: "yarn", factor: 2.03125, originalContextLength: 8192 },
+  linear: { type: "linear", factor: 2.03125, originalContextLength: 8192 },
 };
 
 interface Fact {

@@ -1,20 +1,25 @@
 /**
- * Calibration methods over several phrasings (issue #13): per item, each phrasing's scores minus its scores on
- * the content-free state (contextual) or raw, averaged over the phrasings; then
- *   z_i = d̄_i · (a + b · agree) + bias_i,  p = softmax(z)
- * where `agree` is the share of phrasings whose own argmax equals the average's argmax (a phrasing-agreement
- * feature: where the model has no signal, the phrasings disagree and the answer is pulled toward uniform).
- * Fitted by minimising NLL on train items only (convex in a, b, bias).
+ * Calibration methods over several phrasings (issue #13), fitted by NLL on train items only (convex):
+ *   z_i = scale · X_i + free_weight · C̄_i + agreement_slope · agree · D̄_i + bias_i
+ * with S̄ / C̄ the phrasings' mean scores on the state / on the content-free state, D̄ = S̄ − C̄, X = D̄
+ * (`contextual`: pure contextual calibration) or S̄ (`raw`: no C̄; `partial`: C̄'s weight fitted), and `agree` the
+ * share of phrasings whose own top outcome is the mean's (`phraseFeatures`, the engine's own code).
  */
-import { type PhraseMethod, phraseFeatures } from "../../src/calibration";
+import {
+  type PhraseFeatures,
+  type PhraseMethod,
+  phraseFeatures,
+  phraseLogits,
+  softmax,
+} from "../../src/calibration";
 import { answerIndex, type EvalItem } from "../dataset/item";
 import { type Report, report } from "../metrics";
 import { lookup, type PhrasedScores } from "./score-phrasings";
 
 export interface MethodSpec {
   phrasings: string[];
-  contextual: boolean;
-  /** Fit the agreement slope b (else b = 0). */
+  mode: "raw" | "contextual" | "partial";
+  /** Fit the agreement slope (else 0). */
   agreement: boolean;
   /** check: a yes bias; pick: none (options are shuffled, a position bias means nothing). */
   bias: boolean;
@@ -22,79 +27,72 @@ export interface MethodSpec {
 
 export interface Row {
   item: EvalItem;
-  d: number[];
-  agree: number;
+  f: PhraseFeatures;
   answer: number;
 }
 
 /** Feature rows of `items` under `spec` (items missing a phrasing's scores are skipped). */
 export function rows(items: EvalItem[], spec: MethodSpec, cache: Map<string, PhrasedScores>): Row[] {
   return items.flatMap((item) => {
-    const per: number[][] = [];
-    for (const id of spec.phrasings) {
-      const s = lookup(cache, id, item, false);
-      const c = spec.contextual ? lookup(cache, id, item, true) : undefined;
-      if (!s || (spec.contextual && !c)) return [];
-      per.push(s.scores);
-      if (c) per.push(c.scores);
-    }
-    const scores = spec.phrasings.map((_, k) => per[spec.contextual ? 2 * k : k] as number[]);
-    const free = spec.contextual ? spec.phrasings.map((_, k) => per[2 * k + 1] as number[]) : undefined;
-    const f = phraseFeatures(scores, free);
-    return [{ item, d: f.mean, agree: f.agree, answer: answerIndex(item) }];
+    const s = spec.phrasings.map((id) => lookup(cache, id, item, false));
+    const c = spec.phrasings.map((id) => lookup(cache, id, item, true));
+    if (s.some((x) => !x) || (spec.mode !== "raw" && c.some((x) => !x))) return [];
+    const f = phraseFeatures(
+      s.map((x) => x?.scores as number[]),
+      spec.mode === "raw" ? undefined : c.map((x) => x?.scores as number[]),
+    );
+    return [{ item, f, answer: answerIndex(item) }];
   });
 }
 
-export function probs(r: Row, m: PhraseMethod): number[] {
-  const scale = m.scale + m.agreement_slope * r.agree;
-  const z = r.d.map((v, i) => v * scale + (m.bias[i] ?? 0));
-  const max = Math.max(...z);
-  const e = z.map((v) => Math.exp(v - max));
-  const s = e.reduce((x, y) => x + y, 0);
-  return e.map((v) => v / s);
-}
+export const probs = (r: Row, m: PhraseMethod, spec: MethodSpec) =>
+  softmax(phraseLogits(r.f, m, spec.mode !== "raw"));
 
-function loss(rs: Row[], m: PhraseMethod): number {
+function loss(rs: Row[], m: PhraseMethod, spec: MethodSpec): number {
   let l = 0;
-  for (const r of rs) l -= Math.log(Math.max(1e-12, probs(r, m)[r.answer] as number));
+  for (const r of rs) l -= Math.log(Math.max(1e-12, probs(r, m, spec)[r.answer] as number));
   return l / Math.max(1, rs.length);
 }
 
-/** Fits (scale, agreement_slope, bias[0]) by coordinate-free gradient descent with backtracking. */
+/** Fits the spec's free parameters by gradient descent with backtracking (deterministic). */
 export function fitMethod(train: Row[], spec: MethodSpec): PhraseMethod {
-  let m: PhraseMethod = { scale: 1, agreement_slope: 0, bias: spec.bias ? [0, 0] : [] };
-  const grad = (mm: PhraseMethod) => {
-    let ga = 0;
-    let gb = 0;
-    let g0 = 0;
+  const partial = spec.mode === "partial";
+  const mk = (v: number[]): PhraseMethod => ({
+    scale: v[0] as number,
+    ...(partial && { free_weight: v[1] as number }),
+    agreement_slope: v[2] as number,
+    bias: spec.bias ? [v[3] as number, 0] : [],
+  });
+  const free = [true, partial, spec.agreement, spec.bias];
+  let v = [1, partial ? -1 : 0, 0, 0];
+  const grad = (p: number[]) => {
+    const m = mk(p);
+    const g = [0, 0, 0, 0];
     for (const r of train) {
-      const p = probs(r, mm);
-      p.forEach((pi, i) => {
-        const g = pi - (i === r.answer ? 1 : 0);
-        ga += g * (r.d[i] as number);
-        gb += g * (r.d[i] as number) * r.agree;
-        if (i === 0) g0 += g;
+      const pr = probs(r, m, spec);
+      const x = spec.mode === "contextual" ? r.f.mean : r.f.state;
+      pr.forEach((pi, i) => {
+        const e = pi - (i === r.answer ? 1 : 0);
+        g[0] = (g[0] as number) + e * (x[i] as number);
+        g[1] = (g[1] as number) + e * (r.f.free[i] as number);
+        g[2] = (g[2] as number) + e * r.f.agree * (r.f.mean[i] as number);
+        if (i === 0) g[3] = (g[3] as number) + e;
       });
     }
-    const n = Math.max(1, train.length);
-    return { ga: ga / n, gb: spec.agreement ? gb / n : 0, g0: spec.bias ? g0 / n : 0 };
+    return g.map((x, k) => (free[k] ? x / Math.max(1, train.length) : 0));
   };
-  let cur = loss(train, m);
-  let step = 0.1;
-  for (let it = 0; it < 2000; it++) {
-    const g = grad(m);
-    const n2 = g.ga ** 2 + g.gb ** 2 + g.g0 ** 2;
+  let cur = loss(train, mk(v), spec);
+  let step = 0.05;
+  for (let it = 0; it < 3000; it++) {
+    const g = grad(v);
+    const n2 = g.reduce((s, x) => s + x * x, 0);
     if (n2 < 1e-12) break;
     let ok = false;
-    while (step > 1e-9) {
-      const next: PhraseMethod = {
-        scale: m.scale - step * g.ga,
-        agreement_slope: m.agreement_slope - step * g.gb,
-        bias: spec.bias ? [(m.bias[0] ?? 0) - step * g.g0, 0] : [],
-      };
-      const l = loss(train, next);
+    while (step > 1e-10) {
+      const next = v.map((x, k) => x - step * (g[k] as number));
+      const l = loss(train, mk(next), spec);
       if (l <= cur - 1e-4 * step * n2) {
-        [m, cur, ok] = [next, l, true];
+        [v, cur, ok] = [next, l, true];
         step *= 1.5;
         break;
       }
@@ -102,13 +100,19 @@ export function fitMethod(train: Row[], spec: MethodSpec): PhraseMethod {
     }
     if (!ok) break;
   }
-  const round = (v: number) => Math.round(v * 1e6) / 1e6;
-  return { scale: round(m.scale), agreement_slope: round(m.agreement_slope), bias: m.bias.map(round) };
+  const round = (x: number) => Math.round(x * 1e6) / 1e6;
+  const m = mk(v);
+  return {
+    scale: round(m.scale),
+    ...(m.free_weight !== undefined && { free_weight: round(m.free_weight) }),
+    agreement_slope: round(m.agreement_slope),
+    bias: m.bias.map(round),
+  };
 }
 
-export function measureRows(rs: Row[], m: PhraseMethod, check: boolean): Report {
+export function measureRows(rs: Row[], m: PhraseMethod, spec: MethodSpec, check: boolean): Report {
   return report(
-    rs.map((r) => probs(r, m)),
+    rs.map((r) => probs(r, m, spec)),
     rs.map((r) => r.answer),
     check,
   );

@@ -9,10 +9,10 @@ import { ALIASES } from "../../../schema/models";
 
 // Everyday questions a new user asks first, on the real model with the calibration the alias `svc-1` serves.
 // Written before any tuning of framing or calibration (issue #13); the cases are not part of the fit.
-// KNOWN GAP (docs/quality.md, "Real-text set"): SmolLM2-135M has almost no signal on yes/no questions about
-// text (held-out AUC 0.57), so no honest calibration gets the README pair to 0.8 / 0.2. Cases the shipped
-// svc-1.1.0 gets wrong run as `it.fails`: they keep the expectation as written and turn red the day a model or
-// method meets it, so the list is updated on purpose rather than silently.
+// KNOWN GAP (docs/quality.md, "Phrasings and partial contextual calibration"): SmolLM2-135M has almost no signal
+// on yes/no questions about text, so no honest calibration gets the README pair to 0.8 / 0.2. Cases the version
+// `svc-1` resolves to gets wrong run as `it.fails`: they keep the expectation as written and turn red the day a
+// model or method meets it, so the list is updated on purpose rather than silently.
 const version = ALIASES["svc-1"] as string;
 let engine: Engine;
 beforeAll(async () => {
@@ -74,7 +74,7 @@ describe("the README example answers sensibly", () => {
   });
 });
 
-/** [state, question, index of the right outcome, known gap on svc-1.1.0]; check: 0 = yes, 1 = no. */
+/** [state, question, index of the right outcome, known gap on the alias's version]; check: 0 = yes, 1 = no. */
 const CASES: [string, ScoreQuestion, number, "gap"?][] = [
   [
     "Hi, I was charged twice for my subscription this month. Please fix it.",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
 import { ScoreResponse } from "../../../schema/engine-protocol";
-import { ALIASES, findModel } from "../../../schema/models";
+import { ALIASES, findModel, MODELS } from "../../../schema/models";
 
 // One real worker process serves every active GPU version by default, each with the calibration the catalog pins.
 let w: RunningWorker;
@@ -31,20 +31,25 @@ const call = (model: string) =>
   );
 
 describe("versions served by one worker", () => {
-  it.each(["svc-1.0.0", ALIASES["svc-1"] as string])(
-    "%s answers with the calibration the catalog pins for it",
+  it.each([
+    ...new Set([
+      ...MODELS.filter((m) => m.served_by === "gpu" && m.status === "active").map((m) => m.id),
+      ALIASES["svc-1"] as string,
+    ]),
+  ])("%s answers with the calibration the catalog pins for it", async (model) => {
+    const res = await call(model);
+    expect(res.status).toBe(200);
+    const body = ScoreResponse.parse(await res.json());
+    expect(body.model).toBe(model);
+    expect(body.calibration).toBe(findModel(model)?.calibration);
+  });
+
+  it.each(["svc-1.0.0", "svc-1.1.0"])(
+    "the old exact version %s is recomputed byte for byte (a replay of an original stays identical)",
     async (model) => {
-      const res = await call(model);
-      expect(res.status).toBe(200);
-      const body = ScoreResponse.parse(await res.json());
-      expect(body.model).toBe(model);
-      expect(body.calibration).toBe(findModel(model)?.calibration);
+      const a = ScoreResponse.parse(await (await call(model)).json());
+      const b = ScoreResponse.parse(await (await call(model)).json());
+      expect(JSON.stringify(b.answers)).toBe(JSON.stringify(a.answers));
     },
   );
-
-  it("the old exact version is recomputed byte for byte (a replay of an original stays identical)", async () => {
-    const a = ScoreResponse.parse(await (await call("svc-1.0.0")).json());
-    const b = ScoreResponse.parse(await (await call("svc-1.0.0")).json());
-    expect(JSON.stringify(b.answers)).toBe(JSON.stringify(a.answers));
-  });
 });

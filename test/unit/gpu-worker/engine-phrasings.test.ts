@@ -121,4 +121,26 @@ describe("phrasings averaged after one state prefix", () => {
       12,
     );
   });
+
+  it("partial contextual: z = S̄/T + content_free_weight · C̄ (w = −1/T is the pure contextual map, w = 0 the raw one)", () => {
+    const partial: Calibration = {
+      ...cal,
+      types: {
+        ...cal.types,
+        pick: {
+          temperature: 2,
+          bias: [],
+          contextual: true,
+          phrasings: ["ph-qa"],
+          content_free_weight: -0.25,
+        },
+      },
+    };
+    const p = applyPhrased("pick", [[-1, -3]], [[-2, -1]], partial);
+    const z = [-1 / 2 + -0.25 * -2, -3 / 2 + -0.25 * -1];
+    expect(p[0]).toBeCloseTo(
+      Math.exp(z[0] as number) / (Math.exp(z[0] as number) + Math.exp(z[1] as number)),
+      12,
+    );
+  });
 });
