@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   applyCalibration,
+  applyPhrased,
   CALIBRATION_DIR,
   loadCalibration,
   softmax,
@@ -17,9 +18,11 @@ import { readNeedleRows } from "./needle";
 
 export function needleTable(configs: string[]): string {
   const cal = loadCalibration(join(CALIBRATION_DIR, "cal-20261123-0.json"));
+  // svc-1.2.0's pick map reads one phrasing, `ph-qa`: the same prompt as `plain-mix-2`'s pick, scored here.
+  const cal1 = loadCalibration(join(CALIBRATION_DIR, "cal-20261123-1.json"));
   const out = [
-    "| RoPE | state tokens (mean) | sets | pick n | pick acc raw | pick acc `cal-20261123-0` | pick mean P(correct) raw | pick mean P(correct) cal | check n | check acc cal | check mean P(correct) cal | seconds per state |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| RoPE | state tokens (mean) | sets | pick n | pick acc raw | pick acc `cal-20261123-0` | pick acc `cal-20261123-1` | pick mean P(correct) raw | pick mean P(correct) `cal-20261123-0` | pick mean P(correct) `cal-20261123-1` | check n | check acc | check mean P(correct) | seconds per state |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   const f = (v: number) => v.toFixed(2);
   for (const config of configs) {
@@ -41,14 +44,23 @@ export function needleTable(configs: string[]): string {
         const acc = (ps: number[][]) => ps.filter((p, k) => argmax(p) === xs[k]?.answer).length / xs.length;
         const mean = (ps: number[][]) =>
           ps.reduce((s, p, k) => s + (p[xs[k]?.answer as number] as number), 0) / xs.length;
-        return { n: xs.length, accRaw: acc(raw), accCal: acc(calP), pRaw: mean(raw), pCal: mean(calP) };
+        const cal1P = xs.map((i) => applyPhrased(type, [i.scores], [i.free], cal1));
+        return {
+          n: xs.length,
+          accRaw: acc(raw),
+          accCal: acc(calP),
+          accCal1: acc(cal1P),
+          pRaw: mean(raw),
+          pCal: mean(calP),
+          pCal1: mean(cal1P),
+        };
       };
       const p = stat("pick");
       const c = stat("check");
       const tokens = rs.reduce((s, r) => s + r.stateTokens, 0) / rs.length;
       const secs = rs.reduce((s, r) => s + r.seconds, 0) / rs.length;
       out.push(
-        `| ${config} | ${Math.round(tokens)} | ${rs.length} | ${p.n} | ${f(p.accRaw)} | ${f(p.accCal)} | ${f(p.pRaw)} | ${f(p.pCal)} | ${c.n} | ${f(c.accCal)} | ${f(c.pCal)} | ${secs.toFixed(0)} |`,
+        `| ${config} | ${Math.round(tokens)} | ${rs.length} | ${p.n} | ${f(p.accRaw)} | ${f(p.accCal)} | ${f(p.accCal1)} | ${f(p.pRaw)} | ${f(p.pCal)} | ${f(p.pCal1)} | ${c.n} | ${f(c.accCal)} | ${f(c.pCal)} | ${secs.toFixed(0)} |`,
       );
     }
   }
