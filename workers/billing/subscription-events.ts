@@ -5,9 +5,11 @@ import type { EmailSender } from "../clients/email";
 import type { Ledger } from "../ledger/stub";
 import type { Database } from "../stores/db";
 import { holdForSubscription } from "../stores/seats";
+import { completeDowngradeTo, liveDowngrade } from "../stores/subscription-downgrades";
 import { recordSubscription } from "../stores/subscriptions";
 import { fixBillingCurrency } from "../stores/top-ups";
 import { inviteWaiting, releaseAndInvite } from "./seat-service";
+import { endDowngrade } from "./subscription-downgrade";
 
 /** What subscription events need. */
 export interface SubscriptionDeps {
@@ -25,8 +27,8 @@ const GRANTS_ALLOWANCE = new Set(["active", "past_due", "trialing"]);
  * `customer.subscription.created|updated|deleted`: records the status; a seat-holding status holds the
  * account's seat on the subscription's plan (an upgrade or downgrade moves it, the freed plan invites its
  * next waiting account) and sets the ledger's weekly allowance (0 while `incomplete`); an ended status
- * (`canceled`, `unpaid`, `incomplete_expired`, `paused`) frees the seat, removes the allowance and invites
- * the next waiting account. Safe to run again.
+ * (`canceled`, `unpaid`, `incomplete_expired`, `paused`) frees the seat and a scheduled downgrade's seat,
+ * removes the allowance and invites the next waiting account. Safe to run again.
  */
 export async function subscriptionEvent(
   deps: SubscriptionDeps,
@@ -42,12 +44,15 @@ export async function subscriptionEvent(
     account_id: accountId,
     plan_id: plan.id,
     status,
+    current_period_end: sub.items?.data?.[0]?.current_period_end ?? null,
   });
   if (!recorded) return "ignored";
   if (HOLDS_SEAT.has(status)) {
     const freed = await deps.db.transaction((tx) =>
       holdForSubscription(tx, { accountId, planId: plan.id, subscriptionId: sub.id }),
     );
+    // A scheduled downgrade that took effect: its seat became the subscription's (holdForSubscription).
+    await completeDowngradeTo(deps.db, sub.id, plan.id);
     for (const p of freed) await inviteWaiting(deps, p);
     await deps
       .ledger(accountId)
@@ -56,6 +61,8 @@ export async function subscriptionEvent(
       await fixBillingCurrency(deps.db, accountId, sub.currency.toUpperCase() as Currency);
     return status;
   }
+  const downgrade = await liveDowngrade(deps.db, accountId);
+  if (downgrade?.subscription_id === sub.id) await endDowngrade(deps, downgrade.id);
   const released = await releaseAndInvite(deps, {
     accountId,
     planId: plan.id,

@@ -6,6 +6,8 @@ export interface SubscriptionRecord {
   account_id: string;
   plan_id: string;
   status: string;
+  /** End of the current period (unix seconds from Stripe on write; the driver's date on read). */
+  current_period_end?: number | string | Date | null;
 }
 
 /**
@@ -14,11 +16,20 @@ export interface SubscriptionRecord {
  */
 export async function recordSubscription(db: Database, sub: SubscriptionRecord): Promise<boolean> {
   const rows = await db.sql().query(
-    `INSERT INTO subscriptions (id, account_id, plan_id, status) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (id) DO UPDATE SET plan_id = EXCLUDED.plan_id, status = EXCLUDED.status, updated_at = now()
+    `INSERT INTO subscriptions (id, account_id, plan_id, status, current_period_end)
+     VALUES ($1, $2, $3, $4, to_timestamp($5::double precision))
+     ON CONFLICT (id) DO UPDATE SET plan_id = EXCLUDED.plan_id, status = EXCLUDED.status,
+       current_period_end = COALESCE(EXCLUDED.current_period_end, subscriptions.current_period_end),
+       updated_at = now()
        WHERE subscriptions.status <> 'canceled'
      RETURNING id`,
-    [sub.id, sub.account_id, sub.plan_id, sub.status],
+    [
+      sub.id,
+      sub.account_id,
+      sub.plan_id,
+      sub.status,
+      typeof sub.current_period_end === "number" ? String(sub.current_period_end) : null,
+    ],
   );
   return rows.length > 0;
 }
@@ -29,7 +40,7 @@ export async function currentSubscription(
   accountId: string,
 ): Promise<SubscriptionRecord | undefined> {
   const rows = (await db.sql().query(
-    `SELECT id, account_id, plan_id, status FROM subscriptions
+    `SELECT id, account_id, plan_id, status, current_period_end FROM subscriptions
      WHERE account_id = $1 AND status IN ('active', 'past_due', 'trialing') ORDER BY updated_at DESC LIMIT 1`,
     [accountId],
   )) as SubscriptionRecord[];
