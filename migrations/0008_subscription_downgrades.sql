@@ -20,5 +20,8 @@ CREATE TABLE IF NOT EXISTS subscription_downgrades (
 CREATE UNIQUE INDEX IF NOT EXISTS subscription_downgrades_live ON subscription_downgrades (account_id)
   WHERE status IN ('pending', 'scheduled');
 
--- The end of the subscription's current period as Stripe last reported it (shown in the console).
+-- The end of the subscription's current period as Stripe last reported it (shown in the console), and when
+-- Stripe created it: an account's newest subscription holds its seat, an older one is cancelled (an upgrade
+-- bought through a new checkout).
 ALTER TABLE subscriptions ADD COLUMN IF NOT EXISTS current_period_end timestamptz;
+ALTER TABLE subscriptions ADD COLUMN IF NOT EXISTS started_at timestamptz;

@@ -176,6 +176,16 @@ export async function startFakeStripe(
       const sub = subscription(id);
       if (req.method === "GET") return sub;
       if (req.method === "DELETE") {
+        if (sub.status === "canceled")
+          throw new HttpError(404, `No such subscription: '${id}'`, "id", "resource_missing");
+        const attached = sub.schedule ? world.schedules.get(sub.schedule) : undefined;
+        if (attached) {
+          attached.status = "canceled";
+          attached.canceled_at = world.now();
+          attached.current_phase = null;
+          sub.schedule = null;
+          webhooks.emit("subscription_schedule.canceled", attached);
+        }
         setSubscriptionStatus(sub, "canceled");
         return sub;
       }

@@ -279,4 +279,33 @@ describe("scheduled downgrades (spec: “A scheduled downgrade also holds a seat
     await expectError(await call("GET", "/v1/console/subscription", { headers }), 403, "account_suspended");
     await call("POST", `/internal/accounts/${acc}/unsuspend`, { headers: ADMIN });
   });
+
+  it("an upgrade bought through a new checkout moves the seat (“an upgrade moves the seat to the new plan”): the old subscription and its scheduled downgrade are cancelled", async () => {
+    const acc = await newAccount();
+    const old = await subscribe(acc, "hot");
+    expect((await postAs(acc, DOWNGRADE, { plan: "base" })).status).toBe(201);
+    const oldSchedule = (await stripe.subscriptions.retrieve(old)).schedule as string;
+    const stale = (await eventsAbout(old)).filter((x) => x.type === "customer.subscription.updated").at(-1)!;
+    await fake("clock/advance", { seconds: 5 }); // Stripe's `created` is in seconds
+    const upgraded = await subscribe(acc, "fierce");
+    expect(await holdOf(acc)).toEqual([
+      { plan_id: "base", kind: "downgrade" },
+      { plan_id: "fierce", kind: "subscription" },
+    ]);
+    expect((await ledger(acc).balance()).week_allowance_tokens).toBe(
+      findPlan("fierce")!.week_allowance_tokens,
+    );
+    expect((await stripe.subscriptions.retrieve(old)).status).toBe("canceled");
+    // A late event of the old subscription does not take the seat back.
+    const late = await deliver({ ...stale, id: "evt_late_old" });
+    expect(await late.json()).toMatchObject({ outcome: "superseded" });
+    expect(await holdOf(acc)).toContainEqual({ plan_id: "fierce", kind: "subscription" });
+    await deliverLatest(oldSchedule, "subscription_schedule.canceled");
+    await deliverLatest(old, "customer.subscription.deleted");
+    expect(await holdOf(acc)).toEqual([{ plan_id: "fierce", kind: "subscription" }]);
+    expect(await viewOf(acc)).toMatchObject({ id: upgraded, plan: "fierce", pending_downgrade: null });
+    expect((await ledger(acc).balance()).week_allowance_tokens).toBe(
+      findPlan("fierce")!.week_allowance_tokens,
+    );
+  });
 });
