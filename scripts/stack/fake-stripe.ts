@@ -79,6 +79,7 @@ export async function startFakeStripe(
   const webhooks = new WebhookSender(webhookSecret, Stripe.API_VERSION);
   webhooks.url = opts.webhookUrl;
   let failNext = 0;
+  let failAfter = 0; // requests to answer normally before the injected failures start
   // Seconds the fake's clock runs ahead of the machine's (advanced like a Stripe Test Clock); subscriptions
   // and schedules follow it, Checkout Sessions keep real time.
   let clockOffset = 0;
@@ -151,7 +152,8 @@ export async function startFakeStripe(
   const api = async (req: IncomingMessage, path: string[], body: string): Promise<unknown> => {
     const auth = req.headers.authorization ?? "";
     if (!/^Bearer sk_test_\S+$/.test(auth)) throw new HttpError(401, "Invalid API Key provided.");
-    if (failNext > 0) {
+    if (failNext > 0 && failAfter > 0) failAfter--;
+    else if (failNext > 0) {
       failNext--;
       throw new HttpError(500, "Injected failure (fake).");
     }
@@ -237,8 +239,10 @@ export async function startFakeStripe(
     else if (kind === "sessions" && id && action === "expire") expire(session(id));
     else if (kind === "subscriptions" && id && action === "status")
       setSubscriptionStatus(subscription(id), String(q.status));
-    else if (kind === "fail-next") failNext = Number(q.count ?? 1);
-    else if (kind === "clock" && id === "advance") {
+    else if (kind === "fail-next") {
+      failNext = Number(q.count ?? 1);
+      failAfter = Number(q.after ?? 0);
+    } else if (kind === "clock" && id === "advance") {
       clockOffset += Number(q.seconds ?? 0);
       advanceSubscriptions(world);
       return { ok: true, now: world.now() };

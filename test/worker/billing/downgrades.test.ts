@@ -70,6 +70,17 @@ async function subscribe(acc: string, plan: string): Promise<string> {
   return sub;
 }
 
+/** The schedules the fake made for a subscription (from its `subscription_schedule.created` events). */
+async function schedulesOf(sub: string): Promise<Stripe.SubscriptionSchedule[]> {
+  const { events } = await fake<{
+    events: { type: string; data: { object: { id: string; subscription: string } } }[];
+  }>("events");
+  const ids = events
+    .filter((x) => x.type === "subscription_schedule.created" && x.data.object.subscription === sub)
+    .map((x) => x.data.object.id);
+  return Promise.all(ids.map((id) => stripe.subscriptionSchedules.retrieve(id)));
+}
+
 /** Delivers the newest event of a type about an object (older ones describe earlier states). */
 async function deliverLatest(objectId: string, type: string): Promise<RecordedEvent> {
   const ev = (await eventsAbout(objectId)).filter((x) => x.type === type).at(-1);
@@ -208,6 +219,14 @@ describe("scheduled downgrades (spec: “A scheduled downgrade also holds a seat
     expect(await holdOf(acc)).toEqual([{ plan_id: "hot", kind: "subscription" }]);
     expect((await viewOf(acc)).pending_downgrade).toBeNull();
     expect((await stripe.subscriptions.retrieve(sub)).schedule).toBeNull();
+    // Failing once the schedule exists (retrieve, product, create succeed; the phases update fails): the
+    // schedule is released again, the seat freed.
+    await fake("fail-next", { count: 2, after: 3 });
+    await expectError(await postAs(acc, DOWNGRADE, { plan: "base" }), 503, "maintenance");
+    expect(await holdOf(acc)).toEqual([{ plan_id: "hot", kind: "subscription" }]);
+    expect((await stripe.subscriptions.retrieve(sub)).schedule).toBeNull();
+    const [orphan] = await schedulesOf(sub);
+    expect(orphan?.status).toBe("released");
     expect((await postAs(acc, DOWNGRADE, { plan: "base" })).status).toBe(201);
     await fake("fail-next", { count: 2 });
     await expectError(await cancel(acc), 503, "maintenance");
