@@ -1,6 +1,7 @@
 // A local Stripe at the HTTP level for `npm start` and the tests: the real `stripe` SDK talks to it
-// (STRIPE_API_URL). It keeps the Checkout Sessions, Subscriptions and Subscription Schedules it created, serves a hosted pay page a
-// browser can complete, expires sessions, and posts signed webhook events. stripe-mock cannot (stateless).
+// (STRIPE_API_URL). It keeps the Checkout Sessions, Subscriptions and Subscription Schedules it created,
+// serves a hosted pay page a browser can complete, expires sessions, runs a test clock for subscriptions, and
+// posts signed webhook events. stripe-mock cannot (stateless).
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import Stripe from "stripe";
@@ -18,6 +19,7 @@ import {
 import { payPage } from "./stripe-fake/pages";
 import {
   advanceSubscriptions,
+  cancelAttachedSchedule,
   createFromSubscription,
   type FakeSchedule,
   releaseSchedule,
@@ -180,14 +182,7 @@ export async function startFakeStripe(
       if (req.method === "DELETE") {
         if (sub.status === "canceled")
           throw new HttpError(404, `No such subscription: '${id}'`, "id", "resource_missing");
-        const attached = sub.schedule ? world.schedules.get(sub.schedule) : undefined;
-        if (attached) {
-          attached.status = "canceled";
-          attached.canceled_at = world.now();
-          attached.current_phase = null;
-          sub.schedule = null;
-          webhooks.emit("subscription_schedule.canceled", attached);
-        }
+        cancelAttachedSchedule(world, sub);
         setSubscriptionStatus(sub, "canceled");
         return sub;
       }

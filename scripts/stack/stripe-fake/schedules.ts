@@ -214,6 +214,17 @@ export function releaseSchedule(w: ScheduleWorld, schedule: FakeSchedule): FakeS
   return schedule;
 }
 
+/** A subscription being cancelled takes its schedule with it (`subscription_schedule.canceled`). */
+export function cancelAttachedSchedule(w: ScheduleWorld, sub: FakeSubscription): void {
+  const attached = sub.schedule ? w.schedules.get(sub.schedule) : undefined;
+  if (!attached) return;
+  attached.status = "canceled";
+  attached.canceled_at = w.now();
+  attached.current_phase = null;
+  sub.schedule = null;
+  w.emit("subscription_schedule.canceled", attached);
+}
+
 /** A phase taking over the subscription: its price on the item, its metadata on the subscription. */
 function enterPhase(w: ScheduleWorld, sub: FakeSubscription, phase: FakePhase): void {
   const price = w.prices.get(phase.items[0]!.price)!;
