@@ -166,6 +166,13 @@ export async function endDowngrade(
   return ended;
 }
 
+/** Stripe refused the release because the schedule was already released or cancelled (its event still on the way). */
+async function alreadyEnded(stripe: Stripe, scheduleId: string, error: unknown): Promise<boolean> {
+  if ((error as { statusCode?: number }).statusCode !== 400) return false;
+  const schedule = await stripe.subscriptionSchedules.retrieve(scheduleId).catch(() => null);
+  return schedule?.status === "released" || schedule?.status === "canceled";
+}
+
 /**
  * cancelSubscriptionDowngrade: the scheduled downgrade is called off — Stripe releases the schedule (the
  * subscription stays on its plan) and the cheaper plan's seat is freed. Nothing scheduled, or a downgrade
@@ -179,7 +186,7 @@ export async function cancelDowngrade(deps: DowngradeDeps, accountId: string): P
     try {
       await stripe.subscriptionSchedules.release(d.schedule_id);
     } catch (error) {
-      throw stripeUnavailable(error);
+      if (!(await alreadyEnded(stripe, d.schedule_id, error))) throw stripeUnavailable(error);
     }
     await endDowngrade(deps, d.id);
   }

@@ -168,6 +168,14 @@ describe("scheduled downgrades (spec: “A scheduled downgrade also holds a seat
     expect(await holdOf(acc)).toEqual([{ plan_id: "fierce", kind: "subscription" }]);
     expect((await viewOf(acc)).pending_downgrade).toBeNull();
 
+    // Released in Stripe, its event not yet here: cancel still ends it and frees the seat.
+    expect((await postAs(acc, DOWNGRADE, { plan: "base" })).status).toBe(201);
+    await stripe.subscriptionSchedules.release((await stripe.subscriptions.retrieve(sub)).schedule as string);
+    const ended = await cancel(acc);
+    expect(ended.status).toBe(200);
+    expect(await ended.json()).toMatchObject({ plan: "fierce", pending_downgrade: null });
+    expect(await holdOf(acc)).toEqual([{ plan_id: "fierce", kind: "subscription" }]);
+
     // A cancelled subscription frees the downgrade's seat with its own.
     expect((await postAs(acc, DOWNGRADE, { plan: "base" })).status).toBe(201);
     await fake(`subscriptions/${sub}/status`, { status: "canceled" });
