@@ -153,7 +153,7 @@ function showSecret(box: HTMLElement, key: ConsoleKey & { secret: string }): voi
 }
 
 function limit(v: number | null, unit: string): string {
-  return v === null ? "account limit" : `${tokens(v)} ${unit}`;
+  return `${v === null ? "account's" : tokens(v)} ${unit}`;
 }
 
 function keyTable(keys: ConsoleKey[], onRevoke: (k: ConsoleKey) => void): HTMLElement {
@@ -196,7 +196,7 @@ function keyTable(keys: ConsoleKey[], onRevoke: (k: ConsoleKey) => void): HTMLEl
             h("td", {}, h("code", {}, `${k.prefix}…`)),
             h("td", {}, h("span", { class: `badge ${k.mode}` }, k.mode)),
             h("td", {}, k.scopes.join(", ")),
-            h("td", {}, `${limit(k.rpm_limit, "rpm")}; ${limit(k.tpm_limit, "tpm")}`),
+            h("td", {}, limit(k.rpm_limit, "req/min"), h("br", {}), limit(k.tpm_limit, "tokens/min")),
             h("td", {}, when(k.created)),
             h("td", {}, when(k.expires_at)),
             h("td", {}, button),

@@ -34,7 +34,7 @@ export interface PlanList {
 
 /** The plan whose weekly allowance the account has (the overview names no plan id). */
 export function currentPlan(o: Overview, plans: Plan[]): string {
-  if (o.week_allowance_tokens === 0) return "None (prepaid balance)";
+  if (o.week_allowance_tokens === 0) return "None";
   return plans.find((p) => p.week_allowance_tokens === o.week_allowance_tokens)?.name ?? "Subscribed";
 }
 
@@ -73,7 +73,12 @@ export async function overviewPage(main: HTMLElement): Promise<void> {
           ? "the lowest price"
           : `next tier at ${tokens(o.next_tier_at_tokens)} tokens`,
       ),
-      stat("Plan", currentPlan(o, plans.data), "plan"),
+      stat(
+        "Plan",
+        currentPlan(o, plans.data),
+        "plan",
+        o.week_allowance_tokens ? "weekly allowance first" : "pay as you go from the balance",
+      ),
       stat(
         "Weekly allowance left",
         `${tokens(o.week_allowance_remaining_tokens)} tokens`,

@@ -17,6 +17,7 @@ interface Series {
   series: Array<{ group: string | null; points: Point[] }>;
 }
 
+const bars = uPlot.paths.bars!({ size: [0.6, 48] });
 const COLORS = ["#2563eb", "#db2777", "#16a34a", "#ea580c", "#7c3aed", "#0891b2", "#ca8a04", "#475569"];
 const METRICS: Record<string, { label: string; value: (p: Point) => number }> = {
   requests: { label: "Requests", value: (p) => p.requests },
@@ -130,12 +131,29 @@ export async function usagePage(main: HTMLElement): Promise<void> {
       });
       chart.replaceChildren(caption, holder);
       const width = Math.max(280, chart.clientWidth - 8);
+      const step = s.granularity === "day" ? 86_400 : 3_600;
+      const asBars = s.series.length === 1 && s.granularity === "day";
       plot = new uPlot(
         {
           width,
           height: width < 500 ? 220 : 300,
-          scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
-          axes: [{}, { size: 60, values: (_u, vals) => vals.map((v) => tokens(v)) }],
+          // Buckets are UTC days or hours: ticks on bucket starts, labelled in UTC.
+          tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
+          scales: {
+            // Half a bucket of room on each side, so the first and last bars are whole.
+            x: { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] },
+            y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] },
+          },
+          axes: [
+            {
+              splits: () => everyNth(xs, Math.ceil((xs.length * 70) / width)),
+              values: (_u, vals) => vals.map((v) => bucketLabel(v, s.granularity)),
+            },
+            {
+              size: 60,
+              values: (_u, vals) => vals.map((v) => (Number.isInteger(v) ? tokens(v) : "")),
+            },
+          ],
           series: [
             { label: "Time" },
             ...s.series.map((g, i) => ({
@@ -143,7 +161,7 @@ export async function usagePage(main: HTMLElement): Promise<void> {
               stroke: COLORS[i % COLORS.length],
               fill: `${COLORS[i % COLORS.length]}22`,
               width: 2,
-              points: { show: true, size: 6 },
+              ...(asBars ? { paths: bars, points: { show: false } } : { points: { show: true, size: 6 } }),
               value: (_u: uPlot, v: number | null) => (v === null ? "—" : tokens(v)),
             })),
           ],
@@ -166,6 +184,22 @@ export async function usagePage(main: HTMLElement): Promise<void> {
     );
   });
   await load();
+}
+
+/** Every n-th bucket start (a tick per bucket would crowd the axis). */
+function everyNth(xs: number[], n: number): number[] {
+  return xs.filter((_, i) => i % Math.max(1, n) === 0);
+}
+
+/** A bucket start as its UTC day (`Nov 21`) or hour (`Nov 21 14:00`). */
+function bucketLabel(seconds: number, granularity: "day" | "hour"): string {
+  const iso = new Date(seconds * 1000).toISOString();
+  const day = new Date(seconds * 1000).toLocaleDateString("en-GB", {
+    month: "short",
+    day: "numeric",
+    timeZone: "UTC",
+  });
+  return granularity === "day" ? day : `${day} ${iso.slice(11, 16)}`;
 }
 
 function totalsTable(s: Series, label: (g: string | null) => string): HTMLElement {
