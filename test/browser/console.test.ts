@@ -174,8 +174,16 @@ describe.skipIf(!CHROMIUM)(
 
       // Revoke with confirmation (a modal dialog); then the key gets 401.
       await page.getByRole("link", { name: "Keys" }).click();
-      await page.getByRole("button", { name: "Revoke browser e2e" }).click();
+      // By keyboard: Enter opens the confirmation, Escape cancels it (nothing revoked).
+      const revoke = page.getByRole("button", { name: "Revoke browser e2e" });
+      await revoke.focus();
+      await page.keyboard.press("Enter");
       const dialog = page.getByRole("dialog", { name: "Revoke this key?" });
+      await dialog.waitFor();
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "hidden" });
+      expect(await page.locator(`tr[data-key-id="${keyId}"].revoked`).count()).toBe(0);
+      await revoke.click();
       await dialog.waitFor();
       await shot("keys-revoke");
       await dialog.getByRole("button", { name: "Revoke key" }).click();
