@@ -65,7 +65,7 @@ describe.skipIf(!CHROMIUM)(
     };
     const url = (path: string) => `${stack.baseUrl}${path}`;
 
-    it("sign in with the e-mailed code (keyboard only) → create a key → decide with it → see it in the usage chart → top up through Stripe's pay page → the balance grows → revoke → the key gets 401 → playground → sign out → the identity provider signs in", async () => {
+    it("sign in with the e-mailed code (keyboard only) → create a key → decide with it → see it in the usage chart → top up through Stripe's pay page → the balance grows → a plan checkout cancelled, a waiting list joined → revoke → the key gets 401 → playground → sign out → the identity provider signs in", async () => {
       const email = `browser-${Date.now()}@example.com`;
 
       // Signed out: every console page sends the browser to the sign-in page.
@@ -167,6 +167,20 @@ describe.skipIf(!CHROMIUM)(
       await page.locator("#cancel").click();
       await page.waitForURL(url("/console/billing/return?checkout=cancelled"));
       expect(await page.getByRole("status").first().textContent()).toContain("cancelled");
+      // A sold-out plan offers the waiting list (the plan list is altered in the browser; the join is real).
+      await page.route("**/v1/console/plans", async (route) => {
+        const res = await route.fetch();
+        const list = (await res.json()) as { data: Array<{ id: string }> };
+        for (const p of list.data)
+          if (p.id === "fierce") Object.assign(p, { seats_left: 0, available: false });
+        await route.fulfill({ response: res, json: list });
+      });
+      await page.goto(url("/console/billing"));
+      await page.getByRole("button", { name: "Join the waiting list for Fierce" }).click();
+      await expect
+        .poll(() => page.locator(".notice.success").textContent())
+        .toMatch(/number 1 on the waiting list for Fierce/);
+      await page.unroute("**/v1/console/plans");
       await page.getByRole("link", { name: "Overview" }).first().click();
       await page.waitForURL(url("/console/"));
       await expect.poll(() => page.locator("#balance").textContent()).toBe("€25.00");
