@@ -22,10 +22,10 @@ import type { RedisAccess } from "./redis";
  * Steps 7 and 8 of a decide call in ONE round trip: the idempotency record (409 / replay / new, a lapsed
  * `running` record taken over), then every limit; a refused call keeps no record (spec: no record for a 429).
  * A taken-over record's unsettled owners go into the new record in the same step, so they are never lost
- * between the takeover and the ledger. KEYS: the six limit keys, then the record key ('' without one).
+ * between the takeover and the ledger. KEYS: the eight limit keys, then the record key ('' without one).
  */
 const ENTER = `${TAKE_LIMITS}${IDEM_CHECK_LUA}
-local idemKey = KEYS[7]
+local idemKey = KEYS[9]
 local a = {}
 for i = 1, 11 do a[i] = tonumber(ARGV[i]) or ARGV[i] end
 local lapsed = ''
@@ -34,7 +34,7 @@ if idemKey ~= '' then
   if kind ~= 'new' then return { kind, rec or '' } end
   lapsed = owed
 end
-local r = take_limits({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6] }, a)
+local r = take_limits({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8] }, a)
 if r[1] ~= 0 then return { 'limited', '', r[1], r[2], r[3], r[4], r[5] } end
 if idemKey ~= '' then
   local rec = ARGV[12]
@@ -47,13 +47,13 @@ return { 'admitted', lapsed, r[1], r[2], r[3], r[4], r[5] }
 /**
  * Everything a decide call gives back or writes after dispatch, in ONE round trip: the record (completed,
  * failed or removed, if still owned), the tokens of a refunded call, its requests (an undone admission) and
- * its concurrency slot. KEYS: the six limit keys, then the record key or ''.
+ * its concurrency slot. KEYS: the eight limit keys, then the record key or ''.
  */
 const LEAVE = `${GIVE_BACK_LUA}${IDEM_UPDATE_LUA}
-if KEYS[7] ~= '' and ARGV[2] == '1' then idem_update(KEYS[7], ARGV[1], ARGV[3]) end
+if KEYS[9] ~= '' and ARGV[2] == '1' then idem_update(KEYS[9], ARGV[1], ARGV[3]) end
 local day = KEYS[6]
 if ARGV[6] ~= '1' then day = '' end
-give_back({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], day }, ARGV[1], tonumber(ARGV[4]), ARGV[5] == '1')
+give_back({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], day, KEYS[7], KEYS[8] }, ARGV[1], tonumber(ARGV[4]), ARGV[5] == '1')
 return 1
 `;
 
