@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 // The worker and integration tiers share one throw-away local stack per run (test/setup/global-stack.ts);
 // the worker tier's Miniflare bindings point at it.
 const globalSetup = ["./test/setup/global-stack.ts"];
+// The Worker imports the console's generated bundle (scripts/build-console.ts): built before it is bundled.
+const workerSetup = ["./scripts/build-console.ts", ...globalSetup];
 
 export default defineConfig({
   test: {
@@ -39,7 +41,12 @@ export default defineConfig({
             };
           }),
         ],
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup, testTimeout: 30_000 },
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          globalSetup: workerSetup,
+          testTimeout: 30_000,
+        },
       },
       {
         // Slow lane: run on its own (`npm run test:slow`); CI runs it as a separate step.
@@ -60,6 +67,19 @@ export default defineConfig({
           environment: "node",
           globalSetup,
           testTimeout: 120_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // Real Chromium (Debian's, or SVC_CHROMIUM) driven by playwright-core against a stack the test starts;
+        // skipped, saying so, where no browser is installed (test/browser/chromium.ts).
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["./test/browser/report-browser.ts"],
+          testTimeout: 300_000,
           hookTimeout: 300_000,
           fileParallelism: false,
         },

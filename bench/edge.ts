@@ -2,47 +2,13 @@
 // rate limits, ledger debit, signed dispatch, decision, usage event) with an engine stand-in that answers
 // instantly, against a bare Hono handler in workerd measured in the same run.
 //   npx tsx bench/edge.ts [requests-per-case]
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
-import { startEdgeWorker, wranglerSettings } from "../scripts/stack/edge-worker";
+import { startEdgeWorker } from "../scripts/stack/edge-worker";
 import { startServices } from "../scripts/stack/services";
+import { DECIDE_BODY as BODY, bareWorker } from "./support/bare-worker";
 import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccountHeaders } from "./support/funded-account";
 import { instantEngine } from "./support/instant-engine";
 
 const N = Number(process.argv[2] ?? 400);
-
-async function bareWorker(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const out = await build({
-    stdin: {
-      contents: `import { Hono } from "hono";
-        const app = new Hono();
-        app.post("/v1/decide", async (c) => c.json({ ok: true, n: (await c.req.text()).length }));
-        export default app;`,
-      resolveDir: process.cwd(),
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    write: false,
-  });
-  const { compatibilityDate, compatibilityFlags } = wranglerSettings();
-  const mf = new Miniflare({
-    modules: [{ type: "ESModule", path: "index.js", contents: out.outputFiles[0]!.text }],
-    compatibilityDate,
-    compatibilityFlags,
-    host: "127.0.0.1",
-    port: 0,
-  });
-  const url = (await mf.ready).toString().replace(/\/$/, "");
-  return { url, stop: () => mf.dispose() };
-}
-
-const BODY = JSON.stringify({
-  state: { ticket: "The parcel arrived broken and I want my money back.", customer: { tier: "gold" } },
-  questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
-  fallback: "never",
-});
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

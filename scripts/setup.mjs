@@ -5,6 +5,8 @@ import { execFileSync } from "node:child_process";
 import { configuredRedisServer } from "./redis-server-binary.mjs";
 
 execFileSync(process.execPath, ["scripts/model-pull.mjs"], { stdio: "inherit" });
+// The browser console's bundle (a generated module of the Worker, git-ignored).
+execFileSync(process.execPath, ["--import", "tsx", "scripts/build-console.ts"], { stdio: "inherit" });
 
 const redis = configuredRedisServer();
 if (redis) console.log(`redis server: ${redis.path} (${redis.source})`);

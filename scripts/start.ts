@@ -37,6 +37,7 @@ async function main(): Promise<void> {
       `  curl -s ${stack.baseUrl}/v1/decide -H "authorization: Bearer ${stack.demo.test_key}" -H "content-type: application/json" -d '${decideExample()}'\n`,
     );
   }
+  console.log(`console (browser): ${stack.baseUrl}/console/\n`);
   if (stack.console?.emailUrl)
     console.log(
       `console: sign-in e-mails land in ${stack.console.emailUrl}/__inbox; identity provider ${stack.console.idpUrl ?? "(configured)"}\n`,

@@ -5,6 +5,7 @@ import { errorHandler } from "./middleware/error-handler";
 import { publicCors } from "./middleware/public-cors";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
+import { consolePages } from "./pages/routes";
 import { getBalance } from "./routes/balance/get";
 import { createAllowanceReset } from "./routes/console/allowance-resets/post";
 import { createCheckoutSession } from "./routes/console/checkout-sessions/post";
@@ -36,6 +37,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   app.use("*", provideServices(services));
   app.use("/v1/plans", publicCors());
   app.get("/livez", (c) => c.text("ok"));
+  app.route("/", consolePages);
   registerSecuritySchemes(app);
   const declared = mountEndpoints(app, [
     decide,

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { buildConsole } from "../build-console";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -25,6 +26,7 @@ export interface EdgeWorkerOptions {
 
 /** esbuild-bundles the Worker the way wrangler does (ESM, workerd conditions, node: builtins left to nodejs_compat). */
 export async function bundleWorker(entry = join(ROOT, "workers/index.ts")): Promise<string> {
+  await buildConsole(); // the console's pages are a module of the Worker
   const result = await build({
     entryPoints: [entry],
     bundle: true,

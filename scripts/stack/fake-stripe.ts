@@ -1,11 +1,12 @@
 // A local Stripe at the HTTP level for `npm start` and the tests: the real `stripe` SDK talks to it
-// (STRIPE_API_URL). It keeps the Checkout Sessions and Subscriptions it created, serves a hosted pay page a
-// browser can complete, expires sessions, and posts signed webhook events. stripe-mock cannot (stateless).
+// (STRIPE_API_URL). It keeps the Checkout Sessions, Subscriptions and Subscription Schedules it created,
+// serves a hosted pay page a browser can complete, expires sessions, runs a test clock for subscriptions, and
+// posts signed webhook events. stripe-mock cannot (stateless).
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import Stripe from "stripe";
 import { freePort } from "./free-port";
-import { parseStripeForm } from "./stripe-fake/form";
+import { parseStripeForm, stringMap } from "./stripe-fake/form";
 import {
   type FakeSession,
   type FakeSubscription,
@@ -16,6 +17,16 @@ import {
   subscriptionOf,
 } from "./stripe-fake/objects";
 import { payPage } from "./stripe-fake/pages";
+import {
+  advanceSubscriptions,
+  cancelAttachedSchedule,
+  createFromSubscription,
+  type FakeSchedule,
+  releaseSchedule,
+  type ScheduleWorld,
+  StripeRequestError,
+  updateSchedule,
+} from "./stripe-fake/schedules";
 import { WebhookSender } from "./stripe-fake/webhooks";
 
 /** A running fake: its base URL, the webhook secret it signs with, its state, and controls. */
@@ -26,6 +37,7 @@ export interface FakeStripe {
   secretKey: string;
   sessions: Map<string, FakeSession>;
   subscriptions: Map<string, FakeSubscription>;
+  schedules: Map<string, FakeSchedule>;
   webhooks: WebhookSender;
   /** Where events go (the Worker's POST /v1/webhooks/stripe); settable once the Worker runs. */
   setWebhookUrl(url: string): void;
@@ -37,6 +49,7 @@ class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly param?: string,
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -68,6 +81,23 @@ export async function startFakeStripe(
   const webhooks = new WebhookSender(webhookSecret, Stripe.API_VERSION);
   webhooks.url = opts.webhookUrl;
   let failNext = 0;
+  let failAfter = 0; // requests to answer normally before the injected failures start
+  // Seconds the fake's clock runs ahead of the machine's (advanced like a Stripe Test Clock); subscriptions
+  // and schedules follow it, Checkout Sessions keep real time.
+  let clockOffset = 0;
+  const world: ScheduleWorld = {
+    subscriptions,
+    schedules: new Map(),
+    prices: new Map(),
+    products: new Map(),
+    now: () => nowSeconds() + clockOffset,
+    emit: (type, object) => void webhooks.emit(type, object),
+  };
+  const schedule = (id: string) => {
+    const s = world.schedules.get(id);
+    if (!s) throw new HttpError(404, `No such subscription_schedule: '${id}'`, "id", "resource_missing");
+    return s;
+  };
 
   const session = (id: string) => {
     const s = sessions.get(id);
@@ -100,7 +130,7 @@ export async function startFakeStripe(
     s.customer ??= stripeId("cus");
     if (s.mode === "payment") s.payment_intent = stripeId("pi");
     if (s.mode === "subscription") {
-      const sub = subscriptionOf(s, s.customer);
+      const sub = subscriptionOf(s, s.customer, world.now());
       if (s.payment_status === "unpaid") sub.status = "incomplete";
       subscriptions.set(sub.id, sub);
       s.subscription = sub.id;
@@ -124,7 +154,8 @@ export async function startFakeStripe(
   const api = async (req: IncomingMessage, path: string[], body: string): Promise<unknown> => {
     const auth = req.headers.authorization ?? "";
     if (!/^Bearer sk_test_\S+$/.test(auth)) throw new HttpError(401, "Invalid API Key provided.");
-    if (failNext > 0) {
+    if (failNext > 0 && failAfter > 0) failAfter--;
+    else if (failNext > 0) {
       failNext--;
       throw new HttpError(500, "Injected failure (fake).");
     }
@@ -149,6 +180,9 @@ export async function startFakeStripe(
       const sub = subscription(id);
       if (req.method === "GET") return sub;
       if (req.method === "DELETE") {
+        if (sub.status === "canceled")
+          throw new HttpError(404, `No such subscription: '${id}'`, "id", "resource_missing");
+        cancelAttachedSchedule(world, sub);
         setSubscriptionStatus(sub, "canceled");
         return sub;
       }
@@ -160,6 +194,26 @@ export async function startFakeStripe(
         webhooks.emit("customer.subscription.updated", sub);
         return sub;
       }
+    }
+    if (resource === "products" && req.method === "POST" && id === undefined) {
+      const pid = typeof params.id === "string" ? params.id : stripeId("prod");
+      if (world.products.has(pid))
+        throw new HttpError(400, `Product already exists.`, "id", "resource_already_exists");
+      const product = {
+        id: pid,
+        object: "product" as const,
+        name: String(params.name ?? ""),
+        metadata: stringMap(params.metadata),
+      };
+      world.products.set(pid, product);
+      return product;
+    }
+    if (resource === "subscription_schedules") {
+      if (req.method === "POST" && id === undefined) return createFromSubscription(world, params);
+      if (req.method === "GET" && id && action === undefined) return schedule(id);
+      if (req.method === "POST" && id && action === undefined)
+        return updateSchedule(world, schedule(id), params);
+      if (req.method === "POST" && id && action === "release") return releaseSchedule(world, schedule(id));
     }
     throw new HttpError(404, `Unrecognized request URL (${req.method}: ${req.url}).`);
   };
@@ -180,8 +234,14 @@ export async function startFakeStripe(
     else if (kind === "sessions" && id && action === "expire") expire(session(id));
     else if (kind === "subscriptions" && id && action === "status")
       setSubscriptionStatus(subscription(id), String(q.status));
-    else if (kind === "fail-next") failNext = Number(q.count ?? 1);
-    else throw new HttpError(404, "Unknown control.");
+    else if (kind === "fail-next") {
+      failNext = Number(q.count ?? 1);
+      failAfter = Number(q.after ?? 0);
+    } else if (kind === "clock" && id === "advance") {
+      clockOffset += Number(q.seconds ?? 0);
+      advanceSubscriptions(world);
+      return { ok: true, now: world.now() };
+    } else throw new HttpError(404, "Unknown control.");
     return { ok: true };
   };
 
@@ -196,7 +256,10 @@ export async function startFakeStripe(
           const cacheKey = typeof key === "string" && req.method === "POST" ? `${req.url}:${key}` : undefined;
           const cached = cacheKey ? replies.get(cacheKey) : undefined;
           if (cached) return json(res, cached.status, cached.body);
-          const out = await api(req, path, body);
+          const out = await api(req, path, body).catch((e) => {
+            if (!(e instanceof StripeRequestError)) throw e;
+            throw new HttpError(e.code === "resource_missing" ? 404 : e.status, e.message, e.param, e.code);
+          });
           if (cacheKey) replies.set(cacheKey, { status: 200, body: out });
           return json(res, 200, out);
         }
@@ -219,7 +282,12 @@ export async function startFakeStripe(
               ? "api_error"
               : "invalid_request_error";
         return json(res, err.status, {
-          error: { type, message: err.message, ...(err.param ? { param: err.param } : {}) },
+          error: {
+            type,
+            message: err.message,
+            ...(err.code ? { code: err.code } : {}),
+            ...(err.param ? { param: err.param } : {}),
+          },
         });
       }
     })();
@@ -235,6 +303,7 @@ export async function startFakeStripe(
     secretKey: "sk_test_local_fake",
     sessions,
     subscriptions,
+    schedules: world.schedules,
     webhooks,
     setWebhookUrl: (u) => {
       webhooks.url = u;

@@ -52,6 +52,8 @@ export async function takeCharge(
       message: "Billing is temporarily unavailable.",
     });
   }
+  if (!res.ok && "superseded" in res)
+    throw new ApiError("idempotency_in_progress", { param: "idempotency-key" });
   if (!res.ok) {
     throw new ApiError("insufficient_balance", {
       message: "The balance does not cover this request.",

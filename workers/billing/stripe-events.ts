@@ -1,4 +1,5 @@
 import type Stripe from "stripe";
+import { downgradeScheduleEvent } from "./subscription-downgrade";
 import { planCheckoutEvent, type SubscriptionDeps, subscriptionEvent } from "./subscription-events";
 import { type SettlementDeps, settleTopUpEvent } from "./top-up-settlement";
 
@@ -32,5 +33,7 @@ export async function handleStripeEvent(deps: StripeEventDeps, event: Stripe.Eve
   }
   if (SUBSCRIPTION_EVENTS.has(event.type))
     return subscriptionEvent(deps, event.type, event.data.object as Stripe.Subscription);
+  if (event.type.startsWith("subscription_schedule."))
+    return downgradeScheduleEvent(deps, event.type, event.data.object as Stripe.SubscriptionSchedule);
   return "ignored";
 }

@@ -5,9 +5,11 @@ import type { EmailSender } from "../clients/email";
 import type { Ledger } from "../ledger/stub";
 import type { Database } from "../stores/db";
 import { holdForSubscription } from "../stores/seats";
-import { recordSubscription } from "../stores/subscriptions";
+import { completeDowngradeTo, liveDowngrade } from "../stores/subscription-downgrades";
+import { otherLiveSubscriptions, recordSubscription } from "../stores/subscriptions";
 import { fixBillingCurrency } from "../stores/top-ups";
 import { inviteWaiting, releaseAndInvite } from "./seat-service";
+import { endDowngrade } from "./subscription-downgrade";
 
 /** What subscription events need. */
 export interface SubscriptionDeps {
@@ -15,6 +17,22 @@ export interface SubscriptionDeps {
   /** Tells accounts invited from the waiting list. */
   email?: EmailSender;
   ledger: (accountId: string) => Pick<Ledger, "setPlanAllowance" | "refillWeekAllowance">;
+  /** Cancels a superseded subscription (absent: left to run; the seat still follows the newest). */
+  stripe?: Stripe | null;
+}
+
+/**
+ * Cancels a subscription another, newer one of the account replaced (an upgrade or a change bought through
+ * a new checkout), prorated. One already gone is fine; any other failure throws, so Stripe retries.
+ */
+async function cancelSuperseded(deps: SubscriptionDeps, id: string): Promise<void> {
+  if (!deps.stripe) return;
+  try {
+    await deps.stripe.subscriptions.cancel(id, { prorate: true });
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== 400 && status !== 404) throw error;
+  }
 }
 
 /** Stripe statuses that hold a seat (spec), and those that grant the weekly allowance (docs/decisions.md). */
@@ -24,9 +42,9 @@ const GRANTS_ALLOWANCE = new Set(["active", "past_due", "trialing"]);
 /**
  * `customer.subscription.created|updated|deleted`: records the status; a seat-holding status holds the
  * account's seat on the subscription's plan (an upgrade or downgrade moves it, the freed plan invites its
- * next waiting account) and sets the ledger's weekly allowance (0 while `incomplete`); an ended status
- * (`canceled`, `unpaid`, `incomplete_expired`, `paused`) frees the seat, removes the allowance and invites
- * the next waiting account. Safe to run again.
+ * next waiting account; the account's newest subscription wins and its older ones are cancelled in Stripe) and sets the ledger's weekly allowance (0 while `incomplete`); an ended status
+ * (`canceled`, `unpaid`, `incomplete_expired`, `paused`) frees the seat and a scheduled downgrade's seat,
+ * removes the allowance and invites the next waiting account. Safe to run again.
  */
 export async function subscriptionEvent(
   deps: SubscriptionDeps,
@@ -42,20 +60,32 @@ export async function subscriptionEvent(
     account_id: accountId,
     plan_id: plan.id,
     status,
+    current_period_end: sub.items?.data?.[0]?.current_period_end ?? null,
+    started_at: sub.created ?? null,
   });
   if (!recorded) return "ignored";
   if (HOLDS_SEAT.has(status)) {
+    const others = await otherLiveSubscriptions(deps.db, accountId, sub.id, sub.created);
+    if (others.some((o) => o.newer)) {
+      await cancelSuperseded(deps, sub.id);
+      return "superseded";
+    }
     const freed = await deps.db.transaction((tx) =>
       holdForSubscription(tx, { accountId, planId: plan.id, subscriptionId: sub.id }),
     );
+    // A scheduled downgrade that took effect: its seat became the subscription's (holdForSubscription).
+    await completeDowngradeTo(deps.db, sub.id, plan.id);
     for (const p of freed) await inviteWaiting(deps, p);
     await deps
       .ledger(accountId)
       .setPlanAllowance(GRANTS_ALLOWANCE.has(status) ? plan.week_allowance_tokens : 0);
     if (GRANTS_ALLOWANCE.has(status) && sub.currency)
       await fixBillingCurrency(deps.db, accountId, sub.currency.toUpperCase() as Currency);
+    for (const o of others) await cancelSuperseded(deps, o.id);
     return status;
   }
+  const downgrade = await liveDowngrade(deps.db, accountId);
+  if (downgrade?.subscription_id === sub.id) await endDowngrade(deps, downgrade.id);
   const released = await releaseAndInvite(deps, {
     accountId,
     planId: plan.id,

@@ -19,8 +19,11 @@ import { StoreUnavailableError } from "../stores/redis";
 /** How an admitted call ended, for its one write after dispatch. */
 export type Exit =
   | { kind: "completed"; result: OriginalResult }
-  /** 5xx: the record becomes `failed` (a retry runs normally); tokens and test quota go back. */
-  | { kind: "failed" }
+  /**
+   * 5xx: the record becomes `failed` (a retry runs normally); tokens and test quota go back. `owed` = lapsed
+   * owners this call could not settle: the record keeps them for the retry that next reaches the ledger.
+   */
+  | { kind: "failed"; owed?: string[] }
   /** 402: no record is kept; the tokens go back (they were never billed). */
   | { kind: "refused" }
   /** A lapsed record's kept completion is replayed instead: the record completes, the admission is undone. */
@@ -30,8 +33,8 @@ export type Exit =
 export interface Ticket {
   /** Null when the limiter was unreachable and an unkeyed live call runs unlimited. */
   state: RateLimitState | null;
-  /** The request id whose `running` record this call took over after its lease lapsed. */
-  lapsedOwner: string | null;
+  /** Earlier owners of the record this call took over, to be settled with the ledger before it charges. */
+  lapsedOwners: string[];
   /** Writes the record and gives back what the exit returns, in one round trip; throws when Redis is down. */
   leave(exit: Exit): Promise<void>;
 }
@@ -87,7 +90,7 @@ export async function enterCall(
     if (!(err instanceof StoreUnavailableError)) throw err;
     console.error(`rate limiter unreachable request_id=${requestId}`);
     if (record || subject.mode === "test") throw new ApiError("billing_unavailable");
-    return { kind: "admitted", ticket: { state: null, lapsedOwner: null, leave: async () => {} } };
+    return { kind: "admitted", ticket: { state: null, lapsedOwners: [], leave: async () => {} } };
   }
   if (out.kind === "running") throw new ApiError("idempotency_in_progress", { param: "idempotency-key" });
   if (out.kind === "reused") throw new ApiError("idempotency_key_reused", { param: "idempotency-key" });
@@ -117,7 +120,7 @@ export async function enterCall(
     kind: "admitted",
     ticket: {
       state,
-      lapsedOwner: out.lapsedOwner,
+      lapsedOwners: out.lapsedOwners,
       async leave(exit) {
         if (left) return;
         left = true;
@@ -158,7 +161,7 @@ function leaveInput(exit: Exit, record: IdempotencyRecord | null, tokens: number
     : exit.kind === "completed" || exit.kind === "replayed"
       ? { ...record, status: "completed", updated_at: at, result: exit.result }
       : exit.kind === "failed"
-        ? { ...record, status: "failed", updated_at: at }
+        ? { ...record, status: "failed", updated_at: at, ...(exit.owed?.length ? { lapsed: exit.owed } : {}) }
         : null;
   return {
     record: next === undefined ? undefined : { next },

@@ -64,10 +64,23 @@ export async function runMoneyPath(
   );
   if (entry.kind === "replay") return replay(deps, input, subject, entry.original, event);
   const ticket = entry.ticket;
-  if (ticket.lapsedOwner) {
-    const kept = await settleLapsedOwner(deps, subject.accountId, ticket.lapsedOwner);
+  if (ticket.lapsedOwners.length > 0) {
+    let kept: OriginalResult | null;
+    try {
+      kept = await settleLapsedOwners(deps, subject.accountId, ticket.lapsedOwners);
+    } catch (err) {
+      // The record keeps the owners for the next retry, which settles them before it may charge.
+      await undo(deps, err, ticket, null, ticket.lapsedOwners);
+      throw err;
+    }
     if (kept) {
-      await ticket.leave({ kind: "replayed", result: kept });
+      await ticket
+        .leave({ kind: "replayed", result: kept })
+        .catch((e) =>
+          console.error(
+            `replayed record not written request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`,
+          ),
+        );
       return replay(deps, input, subject, kept, event);
     }
   }
@@ -111,21 +124,21 @@ async function replay(
 }
 
 /**
- * The record of a call whose lease lapsed is being taken over: its completion kept by the ledger (the
- * record's completion write had failed) is replayed; otherwise its debit, if any, is refunded, so the
- * retry is the only call charged.
+ * A record whose owner's lease lapsed is being taken over: the completion kept by the ledger (the record's
+ * completion write had failed) is replayed; every other earlier owner's debit, if any, is refunded, so the
+ * retry is the only call charged. One ledger call; 503 with retry-after when the ledger cannot be reached.
  */
-async function settleLapsedOwner(
+async function settleLapsedOwners(
   deps: MoneyPathDeps,
   accountId: string,
-  owner: string,
+  owners: string[],
 ): Promise<OriginalResult | null> {
   try {
-    const settled = await deps.ledger(accountId).settleLapsed(owner);
+    const settled = await deps.ledger(accountId).settleLapsed(owners);
     return settled.completion ? (JSON.parse(settled.completion) as OriginalResult) : null;
   } catch (err) {
     console.error(
-      `lapsed owner not settled request_id=${owner}: ${err instanceof Error ? err.message : err}`,
+      `lapsed owners not settled request_id=${owners.join(",")}: ${err instanceof Error ? err.message : err}`,
     );
     throw new ApiError("billing_unavailable");
   }
@@ -153,9 +166,16 @@ async function complete(deps: MoneyPathDeps, ticket: Ticket, original: OriginalR
 
 /**
  * A failed call takes nothing: after a 5xx the charge, the tpm tokens and the test quota go back BEFORE the
- * answer leaves and the record becomes `failed`; a 402 gives back the tokens and keeps no record.
+ * answer leaves and the record becomes `failed` (carrying `owed`, lapsed owners still to settle); a 402
+ * gives back the tokens and keeps no record.
  */
-async function undo(deps: MoneyPathDeps, err: unknown, ticket: Ticket, charge: Charge | null): Promise<void> {
+async function undo(
+  deps: MoneyPathDeps,
+  err: unknown,
+  ticket: Ticket,
+  charge: Charge | null,
+  owed: string[] = [],
+): Promise<void> {
   const status = err instanceof ApiError ? err.status : 500;
   if (status >= 500)
     await charge
@@ -164,7 +184,7 @@ async function undo(deps: MoneyPathDeps, err: unknown, ticket: Ticket, charge: C
         console.error(`REFUND FAILED request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`),
       );
   await ticket
-    .leave({ kind: status >= 500 ? "failed" : "refused" })
+    .leave(status >= 500 ? { kind: "failed", owed } : { kind: "refused" })
     .catch((e) =>
       console.error(
         `admission not released request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`,

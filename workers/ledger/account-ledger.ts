@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS journal (
   UNIQUE (kind, ref)
 );
 CREATE TABLE IF NOT EXISTS completions (request_id TEXT PRIMARY KEY, result TEXT NOT NULL, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS settled (request_id TEXT PRIMARY KEY, at INTEGER NOT NULL);
 `;
 
 const FLUSH_BATCH = 500;
@@ -125,6 +126,7 @@ export class AccountLedger extends DurableObject<Env> {
     assertAmount(input.amount_micro_cents, "amount_micro_cents");
     const now = input.now ?? Date.now();
     const result = this.ctx.storage.transactionSync((): DebitResult => {
+      if (this.isSettled(input.request_id)) return { ok: false, superseded: true };
       const balance = this.balanceNow();
       const month = monthOf(now);
       const week = weekOf(now);
@@ -188,25 +190,31 @@ export class AccountLedger extends DurableObject<Env> {
 
   /** Exact inverse of the debit of `request_id` (balance, allowance, month tokens); idempotent. */
   async refund(request_id: string, now: number = Date.now()): Promise<RefundResult> {
-    const result = this.ctx.storage.transactionSync((): RefundResult => {
-      const balance = this.balanceNow();
-      const debit = this.sql
-        .exec<Omit<JournalRow, "seq"> & { month: string; week: string }>(
-          "SELECT * FROM journal WHERE kind = 'debit' AND ref = ?",
-          request_id,
-        )
-        .toArray()[0];
-      if (!debit) return { found: false, duplicate: false, balance_after: balance };
-      const done = this.sql.exec("SELECT 1 FROM journal WHERE kind = 'refund' AND ref = ?", request_id);
-      if (done.toArray().length > 0) return { found: true, duplicate: true, balance_after: balance };
-      this.setMeta("balance", String(balance + debit.amount_micro_cents));
-      if (debit.allowance_tokens > 0) this.addCounter("week_used", debit.week, -debit.allowance_tokens);
-      if (!debit.test) this.addCounter("month_tokens", debit.month, -debit.tokens);
-      this.journal({ ...debit, kind: "refund", at: now });
-      return { found: true, duplicate: false, balance_after: balance + debit.amount_micro_cents };
-    });
+    const result = this.ctx.storage.transactionSync(() => this.refundNow(request_id, now));
     if (result.found && !result.duplicate) this.scheduleFlush();
     return result;
+  }
+
+  private refundNow(request_id: string, now: number): RefundResult {
+    const balance = this.balanceNow();
+    const debit = this.sql
+      .exec<Omit<JournalRow, "seq"> & { month: string; week: string }>(
+        "SELECT * FROM journal WHERE kind = 'debit' AND ref = ?",
+        request_id,
+      )
+      .toArray()[0];
+    if (!debit) return { found: false, duplicate: false, balance_after: balance };
+    const done = this.sql.exec("SELECT 1 FROM journal WHERE kind = 'refund' AND ref = ?", request_id);
+    if (done.toArray().length > 0) return { found: true, duplicate: true, balance_after: balance };
+    this.setMeta("balance", String(balance + debit.amount_micro_cents));
+    if (debit.allowance_tokens > 0) this.addCounter("week_used", debit.week, -debit.allowance_tokens);
+    if (!debit.test) this.addCounter("month_tokens", debit.month, -debit.tokens);
+    this.journal({ ...debit, kind: "refund", at: now });
+    return { found: true, duplicate: false, balance_after: balance + debit.amount_micro_cents };
+  }
+
+  private isSettled(request_id: string): boolean {
+    return this.sql.exec("SELECT 1 FROM settled WHERE request_id = ?", request_id).toArray().length > 0;
   }
 
   /**
@@ -215,6 +223,8 @@ export class AccountLedger extends DurableObject<Env> {
    * running and charging again.
    */
   async keepCompletion(request_id: string, result: string, now: number = Date.now()): Promise<void> {
+    // A call already settled by a takeover (refunded) keeps nothing: its retry runs, or ran, on its own charge.
+    if (this.isSettled(request_id)) return;
     this.sql.exec(
       "INSERT INTO completions (request_id, result, at) VALUES (?, ?, ?) ON CONFLICT (request_id) DO NOTHING",
       request_id,
@@ -224,17 +234,36 @@ export class AccountLedger extends DurableObject<Env> {
   }
 
   /**
-   * Settles a call whose idempotency lease lapsed (a retry is taking its record over): its kept completion,
-   * if any, to be replayed; otherwise its debit, if it has one, is refunded — that call never recorded an
-   * answer, and the retry will be charged instead, never both.
+   * Settles, in one atomic step, the earlier owners of an idempotency record a retry is taking over: the
+   * first kept completion (in the record's order) is to be replayed; every other owner's debit, if any, is
+   * refunded — those calls never recorded an answer, and the retry is charged instead, never both. Each owner
+   * is marked settled: a later debit under its id is refused and a later completion is not kept, so a stalled
+   * owner that wakes up cannot add a charge. Idempotent: settling again returns the same completion and
+   * refunds nothing new.
    */
-  async settleLapsed(request_id: string): Promise<{ completion: string | null; refunded: boolean }> {
-    const kept = this.sql
-      .exec<{ result: string }>("SELECT result FROM completions WHERE request_id = ?", request_id)
-      .toArray()[0];
-    if (kept) return { completion: kept.result, refunded: false };
-    const refund = await this.refund(request_id);
-    return { completion: null, refunded: refund.found && !refund.duplicate };
+  async settleLapsed(
+    owners: string[],
+    now: number = Date.now(),
+  ): Promise<{ completion: string | null; refunded: string[] }> {
+    const out = this.ctx.storage.transactionSync(() => {
+      let completion: string | null = null;
+      const refunded: string[] = [];
+      for (const id of owners) {
+        this.sql.exec("INSERT INTO settled (request_id, at) VALUES (?, ?) ON CONFLICT DO NOTHING", id, now);
+        const kept = this.sql
+          .exec<{ result: string }>("SELECT result FROM completions WHERE request_id = ?", id)
+          .toArray()[0];
+        if (kept && completion === null) {
+          completion = kept.result;
+          continue;
+        }
+        const refund = this.refundNow(id, now);
+        if (refund.found && !refund.duplicate) refunded.push(id);
+      }
+      return { completion, refunded };
+    });
+    if (out.refunded.length > 0) this.scheduleFlush();
+    return out;
   }
 
   /** Adds a settled payment to the balance once per payment id. */
@@ -348,6 +377,7 @@ export class AccountLedger extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     // Kept completions serve retries within the idempotency window only.
     this.sql.exec("DELETE FROM completions WHERE at < ?", Date.now() - COMPLETION_KEEP_MS);
+    this.sql.exec("DELETE FROM settled WHERE at < ?", Date.now() - COMPLETION_KEEP_MS);
     try {
       await this.applyRefundIntents();
       await this.flush();

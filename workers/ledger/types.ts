@@ -27,7 +27,9 @@ export type DebitResult =
       /** Micro-cents taken from the balance (the charge minus the allowance part). */
       balance_micro_cents: number;
     }
-  | { ok: false; balance: number; required: number };
+  | { ok: false; balance: number; required: number }
+  /** The request id was settled by a takeover of its idempotency record: it may no longer charge. */
+  | { ok: false; superseded: true };
 
 export interface RefundResult {
   /** False when no debit exists for the id. */

@@ -21,34 +21,39 @@ import type { RedisAccess } from "./redis";
 /**
  * Steps 7 and 8 of a decide call in ONE round trip: the idempotency record (409 / replay / new, a lapsed
  * `running` record taken over), then every limit; a refused call keeps no record (spec: no record for a 429).
- * KEYS: the six limit keys, then the record key ('' without an idempotency key).
+ * A taken-over record's unsettled owners go into the new record in the same step, so they are never lost
+ * between the takeover and the ledger. KEYS: the eight limit keys, then the record key ('' without one).
  */
 const ENTER = `${TAKE_LIMITS}${IDEM_CHECK_LUA}
-local idemKey = KEYS[7]
+local idemKey = KEYS[9]
 local a = {}
 for i = 1, 11 do a[i] = tonumber(ARGV[i]) or ARGV[i] end
 local lapsed = ''
 if idemKey ~= '' then
-  local kind, rec, owner = idem_check(idemKey, a[1], ARGV[13], tonumber(ARGV[14]))
+  local kind, rec, owed = idem_check(idemKey, a[1], ARGV[13], tonumber(ARGV[14]))
   if kind ~= 'new' then return { kind, rec or '' } end
-  lapsed = owner
+  lapsed = owed
 end
-local r = take_limits({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6] }, a)
+local r = take_limits({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8] }, a)
 if r[1] ~= 0 then return { 'limited', '', r[1], r[2], r[3], r[4], r[5] } end
-if idemKey ~= '' then redis.call('SET', idemKey, ARGV[12], 'PX', tonumber(ARGV[15])) end
+if idemKey ~= '' then
+  local rec = ARGV[12]
+  if lapsed ~= '' then rec = string.sub(rec, 1, -2) .. ',"lapsed":' .. lapsed .. '}' end
+  redis.call('SET', idemKey, rec, 'PX', tonumber(ARGV[15]))
+end
 return { 'admitted', lapsed, r[1], r[2], r[3], r[4], r[5] }
 `;
 
 /**
  * Everything a decide call gives back or writes after dispatch, in ONE round trip: the record (completed,
  * failed or removed, if still owned), the tokens of a refunded call, its requests (an undone admission) and
- * its concurrency slot. KEYS: the six limit keys, then the record key or ''.
+ * its concurrency slot. KEYS: the eight limit keys, then the record key or ''.
  */
 const LEAVE = `${GIVE_BACK_LUA}${IDEM_UPDATE_LUA}
-if KEYS[7] ~= '' and ARGV[2] == '1' then idem_update(KEYS[7], ARGV[1], ARGV[3]) end
+if KEYS[9] ~= '' and ARGV[2] == '1' then idem_update(KEYS[9], ARGV[1], ARGV[3]) end
 local day = KEYS[6]
 if ARGV[6] ~= '1' then day = '' end
-give_back({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], day }, ARGV[1], tonumber(ARGV[4]), ARGV[5] == '1')
+give_back({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], day, KEYS[7], KEYS[8] }, ARGV[1], tonumber(ARGV[4]), ARGV[5] == '1')
 return 1
 `;
 
@@ -57,7 +62,7 @@ export type EnterOutcome =
   | { kind: "reused" }
   | { kind: "replay"; record: IdempotencyRecord }
   | ({ kind: "limited" } & LimitsOutcome)
-  | ({ kind: "admitted"; lapsedOwner: string | null } & LimitsOutcome);
+  | ({ kind: "admitted"; lapsedOwners: string[] } & LimitsOutcome);
 
 /** What leaving writes: the record's next state (when there is one), and what goes back to the limits. */
 export interface LeaveInput {
@@ -114,7 +119,7 @@ async function enter(
   if (kind === "limited") return { kind, ...outcome };
   return {
     kind: "admitted",
-    lapsedOwner: typeof payload === "string" && payload !== "" ? payload : null,
+    lapsedOwners: owedOwners(payload),
     ...outcome,
   };
 }
@@ -133,4 +138,10 @@ async function leave(
     input.undoRequest ? "1" : "0",
     input.testQuota ? "1" : "0",
   ]);
+}
+
+/** The owners a takeover must settle, as the script returned them (a JSON array, or '' for none). */
+function owedOwners(payload: unknown): string[] {
+  const list = typeof payload === "string" ? (payload === "" ? [] : JSON.parse(payload)) : payload;
+  return Array.isArray(list) ? list.filter((o): o is string => typeof o === "string") : [];
 }

@@ -26,12 +26,19 @@ export interface IdempotencyRecord {
   created_at: number;
   updated_at: number;
   result?: OriginalResult;
+  /**
+   * Request ids of earlier owners whose records were taken over and who may hold a debit or a kept completion:
+   * the ledger settles them (replay or refund, once) before this record's owner may charge.
+   */
+  lapsed?: string[];
 }
 
 /**
- * `idem_check(key, now, fingerprint, lease)` → 'running' | 'reused' | 'replay', record | 'new', nil, lapsed
- * owner ('' when none). A `running` record whose lease lapsed is taken over; its owner is returned so the
- * caller can settle what that call left behind.
+ * `idem_check(key, now, fingerprint, lease)` → 'running' | 'reused' | 'replay', record | 'new', nil, owed.
+ * A `running` record whose lease lapsed, or a `failed` one, is taken over. `owed` (a JSON array, '' when
+ * empty) names the earlier owners still to be settled with the ledger: the lapsed owner, and the owners its
+ * record still carried (a takeover that could not reach the ledger passes them on), so whoever next reaches
+ * the ledger settles them.
  */
 export const IDEM_CHECK_LUA = `
 local function idem_check(key, now, fp, lease)
@@ -43,8 +50,13 @@ local function idem_check(key, now, fp, lease)
     if rec.fingerprint == fp then return 'replay', v, '' end
     return 'reused', nil, ''
   end
-  if rec.status == 'running' then return 'new', nil, rec.owner end
-  return 'new', nil, ''
+  local owed = {}
+  if type(rec.lapsed) == 'table' then
+    for _, o in ipairs(rec.lapsed) do owed[#owed + 1] = o end
+  end
+  if rec.status == 'running' then owed[#owed + 1] = rec.owner end
+  if #owed == 0 then return 'new', nil, '' end
+  return 'new', nil, cjson.encode(owed)
 end
 `;
 

@@ -85,7 +85,20 @@ export function sessionFromParams(p: Record<string, FormValue>, payBase: string)
   };
 }
 
-/** A Subscription as Stripe answers it (the fields our Worker reads). */
+/** A recurring Price as Stripe answers it (inline `price_data` makes one too). */
+export interface FakePrice {
+  id: string;
+  object: "price";
+  active: boolean;
+  currency: string;
+  product: string;
+  recurring: { interval: string; interval_count: number } | null;
+  tax_behavior: string;
+  type: "recurring" | "one_time";
+  unit_amount: number;
+}
+
+/** A Subscription as Stripe answers it (the fields our Worker reads; periods live on the items). */
 export interface FakeSubscription {
   id: string;
   object: "subscription";
@@ -95,11 +108,29 @@ export interface FakeSubscription {
   cancel_at_period_end: boolean;
   created: number;
   currency: string;
-  items: { object: "list"; data: { id: string; price: { unit_amount: number; currency: string } }[] };
+  schedule: string | null;
+  items: {
+    object: "list";
+    data: {
+      id: string;
+      object: "subscription_item";
+      price: FakePrice;
+      quantity: number;
+      current_period_start: number;
+      current_period_end: number;
+    }[];
+  };
 }
 
-/** The subscription a paid subscription-mode session starts. */
-export function subscriptionOf(s: FakeSession, customer: string): FakeSubscription {
+/** One month after `unix` seconds (Stripe's monthly billing anchor, UTC). */
+export function addMonths(unix: number, months = 1): number {
+  const d = new Date(unix * 1000);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  return Math.floor(d.getTime() / 1000);
+}
+
+/** The subscription a paid subscription-mode session starts, at `now` (the fake's clock). */
+export function subscriptionOf(s: FakeSession, customer: string, now = nowSeconds()): FakeSubscription {
   return {
     id: stripeId("sub"),
     object: "subscription",
@@ -107,11 +138,31 @@ export function subscriptionOf(s: FakeSession, customer: string): FakeSubscripti
     customer,
     metadata: { ...s.subscription_metadata },
     cancel_at_period_end: false,
-    created: nowSeconds(),
+    created: now,
     currency: s.currency,
+    schedule: null,
     items: {
       object: "list",
-      data: [{ id: stripeId("si"), price: { unit_amount: s.amount_subtotal, currency: s.currency } }],
+      data: [
+        {
+          id: stripeId("si"),
+          object: "subscription_item",
+          price: {
+            id: stripeId("price"),
+            object: "price",
+            active: true,
+            currency: s.currency,
+            product: stripeId("prod"),
+            recurring: { interval: s.recurring_interval ?? "month", interval_count: 1 },
+            tax_behavior: "exclusive",
+            type: "recurring",
+            unit_amount: s.amount_subtotal,
+          },
+          quantity: 1,
+          current_period_start: now,
+          current_period_end: addMonths(now),
+        },
+      ],
     },
   };
 }

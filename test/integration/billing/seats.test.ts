@@ -5,6 +5,7 @@ import { withNodeClient } from "../../../scripts/stack/neon-node";
 import { seedAccount } from "../../../scripts/stack/seed";
 import { database } from "../../../workers/stores/db";
 import { claimSeat, holdForSubscription, releaseSeat, seatsTaken } from "../../../workers/stores/seats";
+import { reserveDowngrade } from "../../../workers/stores/subscription-downgrades";
 import { postgresTargets, stack } from "../../support/stack-db";
 
 // .ci/run runs this file again with REAL_DATABASE_URL naming PostgreSQL 15.
@@ -120,5 +121,67 @@ describe.each(targets)("seats ($name)", ({ name, url }) => {
     expect(freed).toEqual([dear]);
     const taken = await seatsTaken(db);
     expect([taken[cheap], taken[dear]]).toEqual([1, undefined]);
+  });
+
+  race(
+    "two accounts scheduling a downgrade to the cheaper plan's last seat: exactly one wins, every round (10 rounds)",
+    async () => {
+      const { db, account, plan } = await setup();
+      for (let round = 0; round < 10; round++) {
+        const [cheap, dear] = [plan(), plan()];
+        const [a, b] = [await account(), await account()];
+        for (const acc of [a, b])
+          await db.transaction((tx) =>
+            holdForSubscription(tx, { accountId: acc, planId: dear, subscriptionId: `sub_${acc}` }),
+          );
+        const outcomes = await Promise.all(
+          [a, b].map((acc) =>
+            db.transaction((tx) =>
+              reserveDowngrade(
+                tx,
+                {
+                  id: `sdg_${acc}`,
+                  accountId: acc,
+                  subscriptionId: `sub_${acc}`,
+                  fromPlanId: dear,
+                  planId: cheap,
+                },
+                1,
+              ),
+            ),
+          ),
+        );
+        expect(outcomes.map((o) => o.outcome).sort()).toEqual(["held", "sold_out"]);
+        expect((await seatsTaken(db))[cheap]).toBe(1);
+        const rows = (await db
+          .sql()
+          .query("SELECT count(*)::int AS n FROM subscription_downgrades WHERE account_id = ANY($1)", [
+            [a, b],
+          ])) as { n: number }[];
+        expect(rows[0]!.n).toBe(1); // the loser's downgrade was not recorded
+      }
+    },
+  );
+
+  race("one account scheduling twice at once: one downgrade, one seat", async () => {
+    const { db, account, plan } = await setup();
+    const [cheap, dear] = [plan(), plan()];
+    const a = await account();
+    await db.transaction((tx) =>
+      holdForSubscription(tx, { accountId: a, planId: dear, subscriptionId: "sub_twice" }),
+    );
+    const outcomes = await Promise.all(
+      ["sdg_one", "sdg_two"].map((id) =>
+        db.transaction((tx) =>
+          reserveDowngrade(
+            tx,
+            { id: `${id}_${a}`, accountId: a, subscriptionId: "sub_twice", fromPlanId: dear, planId: cheap },
+            5,
+          ),
+        ),
+      ),
+    );
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(["exists", "held"]);
+    expect((await seatsTaken(db))[cheap]).toBe(1);
   });
 });

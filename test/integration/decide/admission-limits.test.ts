@@ -69,6 +69,24 @@ describe("'retry-after is the real wait' (exact sliding log, in the same atomic 
     expect((await attempt(l, s, 50, T0 + 60_000)).ok).toBe(true);
   });
 
+  it("tokens: a log without its running sum (written before the sums existed) is counted from the log once", async () => {
+    const l = limiter();
+    const s = subject({ rpm: 1_000, tpm: 100 });
+    expect((await attempt(l, s, 40, T0)).ok).toBe(true);
+    expect((await attempt(l, s, 40, T0 + 5_000)).ok).toBe(true);
+    const redis = () => redisAccess(stack());
+    await redis().run((r) => r.del(`rl:k:${s.keyId}:tpm:sum`));
+    expect(await attempt(l, s, 50, T0 + 7_000)).toEqual({
+      ok: false,
+      code: "tokens_per_minute",
+      retryAfter: 53,
+    });
+    expect((await attempt(l, s, 20, T0 + 7_000)).ok).toBe(true);
+    expect(await redis().run((r) => r.get(`rl:k:${s.keyId}:tpm:sum`))).toBe(100);
+    expect((await attempt(l, s, 40, T0 + 60_000)).ok).toBe(true); // the first call's 40 left with the trim
+    expect(await redis().run((r) => r.get(`rl:k:${s.keyId}:tpm:sum`))).toBe(100);
+  });
+
   it("a refunded call's tokens leave the log at once (a 5xx after admission is refunded in full)", async () => {
     const l = limiter();
     const s = subject({ rpm: 1_000, tpm: 100 });

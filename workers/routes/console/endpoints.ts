@@ -14,9 +14,11 @@ import { createSession } from "./session/create";
 import { deleteSession } from "./session/delete";
 import { getSession } from "./session/get";
 import { getSettings, updateSettings } from "./settings/settings";
+import { cancelDowngradeRoute, scheduleDowngradeRoute } from "./subscription/downgrade";
+import { getSubscription } from "./subscription/get";
 import { getUsageSeries } from "./usage/series";
 
-/** The console's routes (sign-in, session, keys, overview, usage series, playground, settings) and its operator switches. */
+/** The console's routes (sign-in, session, keys, overview, usage series, playground, settings, subscription and its downgrade) and its operator switches. */
 export const CONSOLE_ENDPOINTS: readonly Endpoint[] = [
   sendSignInCodeRoute,
   createSession,
@@ -34,6 +36,9 @@ export const CONSOLE_ENDPOINTS: readonly Endpoint[] = [
   playgroundDecide,
   getSettings,
   updateSettings,
+  getSubscription,
+  scheduleDowngradeRoute,
+  cancelDowngradeRoute,
   suspendAccount,
   unsuspendAccount,
   setMaintenance,

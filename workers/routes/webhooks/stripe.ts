@@ -38,7 +38,7 @@ export const stripeWebhook = endpoint(
       throw new ApiError("invalid_header", { param: "stripe-signature", message: "Bad Stripe signature." });
     }
     const outcome = await handleStripeEvent(
-      { db: c.var.db, ledger: c.var.ledger, email: c.var.email },
+      { db: c.var.db, ledger: c.var.ledger, email: c.var.email, stripe },
       event,
     );
     return c.json({ received: true as const, outcome }, 200);

@@ -1,11 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { createResetCheckout } from "../../../billing/reset-checkout";
 import { RETURN_PATH_PATTERN } from "../../../billing/top-up-rules";
-import { runFrontDoor } from "../../../decide/front-door";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { checkBody, patternRule } from "../billing-body";
-import { BODY_ERRORS } from "../body";
+import { BODY_ERRORS, patternRule, readConsoleBody } from "../body";
 import { consoleReturnUrl } from "../return-url";
 
 const ResetCheckoutSchema = z.object({
@@ -46,8 +44,7 @@ export const createAllowanceReset = endpoint(
     errors: [...BODY_ERRORS, "maintenance"],
   },
   async function createAllowanceResetHandler(c) {
-    const { body } = await runFrontDoor(c);
-    const fields = checkBody(body, { return_path: patternRule(RETURN_PATH_PATTERN, false) });
+    const { fields } = await readConsoleBody(c, { return_path: patternRule(RETURN_PATH_PATTERN, false) });
     const answer = await createResetCheckout(c.var, {
       accountId: c.var.session.accountId,
       returnUrl: consoleReturnUrl(c, (fields.return_path as string | undefined) ?? null),

@@ -1,13 +1,24 @@
 import { AppSessionObject } from "../../../../schema/console";
+import type { JsonValue } from "../../../../schema/json";
 import { exchangeIdToken } from "../../../accounts/idp-sign-in";
-import { ApiError } from "../../../errors";
 import { clientNetwork } from "../../../limits/client-network";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, readJsonObject, stringField } from "../body";
+import { BODY_ERRORS, patternRule, readConsoleBody, stringRule } from "../body";
 
 /** Spec: three dot-separated base64url parts, at most 4,096 characters. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** `id_token`: 1–4,096 characters, a JWT's three base64url parts. */
+const idTokenRule = {
+  required: true,
+  check: (v: JsonValue) =>
+    stringRule(1, 4096).check(v) ??
+    (patternRule(JWT_SHAPE, true).check(v) && {
+      code: "invalid_value" as const,
+      message: "Must be a JWT (three base64url parts).",
+    }),
+};
 
 /** POST /v1/console/auth/idp/token (`createIdpSession`): an identity provider's ID token → an app session. */
 export const createIdpSession = endpoint(
@@ -29,14 +40,12 @@ export const createIdpSession = endpoint(
     ],
   },
   async function createIdpSessionHandler(c) {
-    const body = await readJsonObject(c, { allowed: ["id_token", "nonce"], required: ["id_token"] });
-    const idToken = stringField(body, "id_token", 1, 4096);
-    if (!JWT_SHAPE.test(idToken))
-      throw new ApiError("invalid_value", {
-        param: "id_token",
-        message: "`id_token` must be a JWT (three base64url parts).",
-      });
-    const nonce = body.nonce === undefined ? undefined : stringField(body, "nonce", 1, 128);
+    const { fields } = await readConsoleBody(c, {
+      id_token: idTokenRule,
+      nonce: stringRule(1, 128, false),
+    });
+    const idToken = fields.id_token as string;
+    const nonce = fields.nonce as string | undefined;
     const { account, session } = await exchangeIdToken(
       c.var,
       idToken,

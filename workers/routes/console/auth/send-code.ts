@@ -4,7 +4,7 @@ import { consoleSecret } from "../../../accounts/unavailable";
 import { clientNetwork } from "../../../limits/client-network";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, emailField, readJsonObject } from "../body";
+import { BODY_ERRORS, emailRule, readConsoleBody } from "../body";
 
 /** POST /v1/console/auth/codes: e-mails a sign-in code (body `{email}`). */
 export const sendSignInCodeRoute = endpoint(
@@ -20,8 +20,8 @@ export const sendSignInCodeRoute = endpoint(
     errors: [...BODY_ERRORS, "email_codes_per_hour"],
   },
   async function sendSignInCodeHandler(c) {
-    const body = await readJsonObject(c, { allowed: ["email"], required: ["email"] });
-    const email = emailField(body);
+    const { fields } = await readConsoleBody(c, { email: emailRule() });
+    const email = fields.email as string;
     const secret = consoleSecret(c.env);
     const expiresAt = await sendSignInCode(
       c.var,

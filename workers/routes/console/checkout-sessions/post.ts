@@ -2,11 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { requestFingerprint } from "../../../../schema/canonical-json";
 import { createTopUpCheckout } from "../../../billing/top-up-checkout";
 import { RETURN_PATH_PATTERN, TOP_UP_MAX_CENTS, TOP_UP_MIN_CENTS } from "../../../billing/top-up-rules";
-import { runFrontDoor } from "../../../decide/front-door";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { checkBody, intRule, patternRule } from "../billing-body";
-import { BODY_ERRORS } from "../body";
+import { BODY_ERRORS, intRule, patternRule, readConsoleBody } from "../body";
 import { consoleReturnUrl } from "../return-url";
 
 /** Body of createCheckoutSession. */
@@ -59,8 +57,7 @@ export const createCheckoutSession = endpoint(
     ],
   },
   async function createCheckoutSessionHandler(c) {
-    const { body, idempotencyKey } = await runFrontDoor(c);
-    const fields = checkBody(body, {
+    const { body, fields, idempotencyKey } = await readConsoleBody(c, {
       amount_cents: intRule(TOP_UP_MIN_CENTS, TOP_UP_MAX_CENTS),
       return_path: patternRule(RETURN_PATH_PATTERN, false),
     });

@@ -4,7 +4,7 @@ import { startSession } from "../../../accounts/sessions";
 import { consoleSecret, orMaintenance } from "../../../accounts/unavailable";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, emailField, readJsonObject, stringField } from "../body";
+import { BODY_ERRORS, emailRule, readConsoleBody, stringRule } from "../body";
 import { sessionBody, setSessionCookie } from "./cookie";
 
 /**
@@ -24,9 +24,9 @@ export const createSession = endpoint(
     errors: [...BODY_ERRORS, "invalid_code", "code_attempts_exceeded", "account_suspended"],
   },
   async function createSessionHandler(c) {
-    const body = await readJsonObject(c, { allowed: ["email", "code"], required: ["email", "code"] });
-    const email = emailField(body);
-    const code = stringField(body, "code", 1, 64);
+    const { fields } = await readConsoleBody(c, { email: emailRule(), code: stringRule(1, 64) });
+    const email = fields.email as string;
+    const code = fields.code as string;
     const secret = consoleSecret(c.env);
     const account = await verifySignInCode(c.var, secret, email, code);
     const session = await orMaintenance("sessions", () => startSession(c.var.db, account.id, "cookie"));

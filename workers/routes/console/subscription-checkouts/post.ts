@@ -1,14 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { createSubscriptionCheckout } from "../../../billing/subscription-checkout";
 import { RETURN_PATH_PATTERN } from "../../../billing/top-up-rules";
-import { runFrontDoor } from "../../../decide/front-door";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { checkBody, patternRule } from "../billing-body";
-import { BODY_ERRORS } from "../body";
+import { BODY_ERRORS, PLAN_ID, patternRule, readConsoleBody } from "../body";
 import { consoleReturnUrl } from "../return-url";
-
-const PLAN_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 
 const SubscriptionCheckoutSchema = z.object({
   id: z.string().openapi({ example: "cs_test_a1b2c3" }),
@@ -56,8 +52,7 @@ export const createSubscriptionCheckoutRoute = endpoint(
     errors: [...BODY_ERRORS, "plan_sold_out", "maintenance"],
   },
   async function createSubscriptionCheckoutHandler(c) {
-    const { body } = await runFrontDoor(c);
-    const fields = checkBody(body, {
+    const { fields } = await readConsoleBody(c, {
       plan: patternRule(PLAN_ID, true),
       return_path: patternRule(RETURN_PATH_PATTERN, false),
     });

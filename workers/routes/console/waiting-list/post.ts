@@ -1,11 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { requirePlan } from "../../../billing/subscription-checkout";
-import { runFrontDoor } from "../../../decide/front-door";
 import { joinWaitingList } from "../../../stores/waiting-list";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { checkBody, patternRule } from "../billing-body";
-import { BODY_ERRORS } from "../body";
+import { BODY_ERRORS, PLAN_ID, patternRule, readConsoleBody } from "../body";
 
 const WaitingListEntrySchema = z.object({
   object: z.literal("waiting_list_entry"),
@@ -34,8 +32,7 @@ export const joinWaitingListRoute = endpoint(
     errors: BODY_ERRORS,
   },
   async function joinWaitingListHandler(c) {
-    const { body } = await runFrontDoor(c);
-    const fields = checkBody(body, { plan: patternRule(/^[a-z][a-z0-9_-]{0,31}$/, true) });
+    const { fields } = await readConsoleBody(c, { plan: patternRule(PLAN_ID, true) });
     const plan = requirePlan(fields.plan as string);
     const entry = await joinWaitingList(c.var.db, c.var.session.accountId, plan.id);
     return c.json(

@@ -1,0 +1,29 @@
+import { existsSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+
+/** Debian's Chromium binary (not the /usr/bin/chromium shell wrapper); SVC_CHROMIUM overrides. */
+export const DEFAULT_CHROMIUM = "/usr/lib/chromium/chromium";
+
+/** The Chromium the browser tier drives, or null when none is installed (the tier is then skipped). */
+export function chromiumPath(): string | null {
+  const path = process.env.SVC_CHROMIUM || DEFAULT_CHROMIUM;
+  return existsSync(path) ? path : null;
+}
+
+/** Headless Chromium through playwright-core (nothing is downloaded: the binary is the system's). */
+export function launchChromium(path: string): Promise<Browser> {
+  return chromium.launch({ executablePath: path, headless: true, args: ["--no-sandbox"] });
+}
+
+/** The newest sign-in code the local fake e-mail API received for `to`. */
+export async function signInCodeFromInbox(emailUrl: string, to: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const res = await fetch(`${emailUrl}/__inbox?to=${encodeURIComponent(to)}`);
+    const inbox = (await res.json()) as { data: Array<{ text: string }> };
+    const code = inbox.data.at(-1)?.text.match(/\b(\d{8})\b/)?.[1];
+    if (code) return code;
+    if (Date.now() > deadline) throw new Error(`no sign-in code for ${to} in the local inbox`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,0 +1,262 @@
+import { env as cfEnv } from "cloudflare:test";
+import { Redis } from "@upstash/redis";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { shapeAnswer } from "../../../schema/answers";
+import { sha256Hex } from "../../../schema/canonical-json";
+import type { ScoreRequest } from "../../../schema/engine-protocol";
+import { createApp } from "../../../workers/app";
+import type { Engine } from "../../../workers/clients/engine";
+import type { Env } from "../../../workers/env";
+import type { Ledger } from "../../../workers/ledger/stub";
+import { buildServices } from "../../../workers/services";
+import type { AdmissionStore } from "../../../workers/stores/admission";
+import { type IdempotencyRecord, RUNNING_LEASE_MS, recordKey } from "../../../workers/stores/idempotency";
+import { StoreUnavailableError } from "../../../workers/stores/redis";
+import { bearer, expectError, seed, VALID_DECIDE } from "../../support/worker-http";
+
+const env = cfEnv as unknown as Env;
+const redis = new Redis({ url: env.UPSTASH_REDIS_REST_URL!, token: env.UPSTASH_REDIS_REST_TOKEN! });
+const FUNDS = 1_000_000_000;
+
+/** Faults one call meets (each defaults to off). */
+interface Faults {
+  /** Redis refuses the record's `completed` write (the completion is kept with the ledger instead). */
+  lostCompletion?: boolean;
+  /** The ledger cannot be reached when the call must settle a lapsed owner. */
+  settleDown?: boolean;
+  /** Redis refuses every other write after admission (the record is not released). */
+  releaseDown?: boolean;
+  /** The isolate dies after the debit: nothing after dispatch reaches Redis, the ledger or Postgres. */
+  crash?: boolean;
+}
+
+class Crash extends Error {}
+
+function engineFor(faults: Faults): Engine {
+  return {
+    async dispatch(req: ScoreRequest) {
+      if (faults.crash) throw new Crash("isolate died (injected)");
+      const answers = req.questions.map((q) => {
+        const k = q.type === "pick" ? q.options.length : q.type === "rate" ? q.levels.length : 2;
+        return {
+          id: q.id,
+          answer: shapeAnswer(
+            q,
+            Array.from({ length: k }, () => 1 / k),
+          ),
+        };
+      });
+      return {
+        served_by: "gpu" as const,
+        result: { model: req.model, calibration: "cal-20261121-3", answers },
+      };
+    },
+  } as unknown as Engine;
+}
+
+const refused = (what: string) => Promise.reject(new StoreUnavailableError(`${what} refused (injected)`));
+
+/** The real app (real Redis script, real ledger Durable Object) with the faults injected at the service seams. */
+function app(faults: Faults = {}) {
+  return createApp((e) => {
+    const real = buildServices(e);
+    const admission = Object.create(real.admission) as AdmissionStore;
+    admission.leave = (subject, record, input) => {
+      if (faults.crash) return refused("leave after crash");
+      const completing = input.record?.next?.status === "completed";
+      if (completing && faults.lostCompletion) return refused("completion write");
+      if (!completing && faults.releaseDown) return refused("release");
+      return real.admission.leave(subject, record, input);
+    };
+    const ledger = (accountId: string): Ledger =>
+      new Proxy(real.ledger(accountId), {
+        get(target, prop) {
+          if (prop === "settleLapsed" && faults.settleDown)
+            return () => Promise.reject(new Error("ledger unreachable (injected)"));
+          if ((prop === "refund" || prop === "keepCompletion") && faults.crash)
+            return () => Promise.reject(new Error("isolate died (injected)"));
+          return (target as unknown as Record<string | symbol, unknown>)[prop];
+        },
+      });
+    const refundIntents = Object.create(real.refundIntents) as typeof real.refundIntents;
+    refundIntents.record = (accountId, requestId) =>
+      faults.crash ? refused("refund intent") : real.refundIntents.record(accountId, requestId);
+    return { ...real, admission, ledger, refundIntents, engine: engineFor(faults) };
+  });
+}
+
+async function decide(faults: Faults, secret: string, key: string): Promise<Response> {
+  return app(faults).request(
+    "/v1/decide",
+    {
+      method: "POST",
+      headers: { ...bearer(secret), "content-type": "application/json", "idempotency-key": key },
+      body: VALID_DECIDE,
+    },
+    env,
+  );
+}
+
+async function funded() {
+  const acct = await seed({ keys: [{ mode: "live" }] });
+  const ledger = buildServices(env).ledger(acct.accountId);
+  await ledger.credit({ account_id: acct.accountId, payment_id: "pay", amount_micro_cents: FUNDS });
+  const spent = async () => FUNDS - (await ledger.balance()).balance_micro_cents;
+  return { key: acct.keys[0]!, spent };
+}
+
+/** Moves a `running` record's `updated_at` back past the lease, as if its owner had stalled that long. */
+async function lapse(keyId: string, idempotencyKey: string): Promise<void> {
+  const k = recordKey(keyId, await sha256Hex(idempotencyKey));
+  const rec = await redis.get<IdempotencyRecord>(k);
+  if (rec?.status !== "running") return;
+  await redis.set(k, { ...rec, updated_at: Date.now() - RUNNING_LEASE_MS - 1_000 }, { px: 60_000 });
+}
+
+interface Served {
+  id: string;
+  replayed: boolean;
+  charge: number;
+}
+
+async function served(res: Response): Promise<Served> {
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { id: string; usage: { charge_micro_cents: number } };
+  const replayed = res.headers.get("idempotent-replayed") === "true";
+  // The caller can tell: a fresh answer carries its own request id, a replay the original's.
+  if (!replayed) expect(body.id).toBe(res.headers.get("x-request-id"));
+  else expect(body.id).not.toBe(res.headers.get("x-request-id"));
+  return { id: body.id, replayed, charge: body.usage.charge_micro_cents };
+}
+
+async function expectUnavailable(res: Response): Promise<void> {
+  await expectError(res, 503, "billing_unavailable");
+  expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+}
+
+describe("'idempotency never charges twice': a lapsed owner is settled exactly once, whoever reaches the ledger", () => {
+  it("completion kept by the ledger + lease lapsed + ledger down at takeover → 503 retry-after, then the original replayed, charged once", async () => {
+    const { key, spent } = await funded();
+    const original = await served(await decide({ lostCompletion: true }, key.secret, "k-triple"));
+    expect(original.replayed).toBe(false);
+    await lapse(key.id, "k-triple");
+
+    await expectUnavailable(await decide({ settleDown: true }, key.secret, "k-triple"));
+    for (let i = 0; i < 2; i++) {
+      const retry = await served(await decide({}, key.secret, "k-triple"));
+      expect(retry).toEqual({ ...original, replayed: true });
+    }
+    expect(await spent()).toBe(original.charge);
+  });
+
+  it("… and the takeover's own release refused too → 409 while its lease runs, then the original replayed, charged once", async () => {
+    const { key, spent } = await funded();
+    const original = await served(await decide({ lostCompletion: true }, key.secret, "k-quad"));
+    await lapse(key.id, "k-quad");
+
+    await expectUnavailable(await decide({ settleDown: true, releaseDown: true }, key.secret, "k-quad"));
+    await expectError(
+      await decide({}, key.secret, "k-quad"),
+      409,
+      "idempotency_in_progress",
+      "idempotency-key",
+    );
+    await lapse(key.id, "k-quad");
+    const retry = await served(await decide({}, key.secret, "k-quad"));
+    expect(retry).toEqual({ ...original, replayed: true });
+    expect(await spent()).toBe(original.charge);
+  });
+
+  it("an owner that died after its debit + lease lapsed + ledger down at takeover → 503, then the retry runs and the dead owner is refunded: one charge", async () => {
+    const { key, spent } = await funded();
+    expect((await decide({ crash: true }, key.secret, "k-dead")).status).toBe(500);
+    const held = await spent();
+    expect(held).toBeGreaterThan(0);
+    await lapse(key.id, "k-dead");
+
+    await expectUnavailable(await decide({ settleDown: true }, key.secret, "k-dead"));
+    const retry = await served(await decide({}, key.secret, "k-dead"));
+    expect(retry.replayed).toBe(false);
+    expect(await spent()).toBe(retry.charge);
+    const again = await served(await decide({}, key.secret, "k-dead"));
+    expect(again).toEqual({ ...retry, replayed: true });
+    expect(await spent()).toBe(retry.charge);
+  });
+
+  it("for any sequence of calls, faults and lapses: debits minus refunds for one key are at most one charge, and every answer is the one original", async () => {
+    const faults = fc.record({
+      lostCompletion: fc.boolean(),
+      settleDown: fc.boolean(),
+      releaseDown: fc.boolean(),
+      crash: fc.boolean(),
+    });
+    const step = fc.record({ faults, lapseAfter: fc.boolean() });
+    const { key, spent } = await funded();
+    const unit = (await served(await decide({}, key.secret, "k-unit"))).charge;
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
+        const idem = `k-prop-${n++}`;
+        const before = await spent();
+        const answers: Served[] = [];
+        for (const s of steps) {
+          const res = await decide(s.faults, key.secret, idem);
+          if (res.status === 200) answers.push(await served(res));
+          else expect([409, 500, 503]).toContain(res.status);
+          if (s.lapseAfter) await lapse(key.id, idem);
+          const net = (await spent()) - before;
+          expect(net).toBeGreaterThanOrEqual(0);
+          expect(net).toBeLessThanOrEqual(unit);
+        }
+        // A retry with no fault after the last lease lapsed settles everything: exactly the answer's charge.
+        await lapse(key.id, idem);
+        const last = await decide({}, key.secret, idem);
+        answers.push(await served(last));
+        const [first, ...rest] = answers;
+        expect(first!.replayed).toBe(false);
+        for (const a of rest) expect(a).toEqual({ ...first, replayed: true });
+        expect((await spent()) - before).toBe(first!.charge);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe("a stalled owner that wakes up after its record was taken over cannot add a charge", () => {
+  it("settled before its debit: the debit is refused (409 idempotency_in_progress), nothing taken", async () => {
+    const acct = await seed({ keys: [{ mode: "live" }] });
+    const services = buildServices(env);
+    const ledger = services.ledger(acct.accountId);
+    await ledger.credit({ account_id: acct.accountId, payment_id: "pay", amount_micro_cents: FUNDS });
+    const owner = "req_01JDSTALLEDOWNER0000000000";
+    expect(await ledger.settleLapsed([owner])).toEqual({ completion: null, refunded: [] });
+    const debit = await ledger.debit({
+      request_id: owner,
+      account_id: acct.accountId,
+      tokens: 100,
+      amount_micro_cents: 100,
+      test: false,
+    });
+    expect(debit).toEqual({ ok: false, superseded: true });
+    expect((await ledger.balance()).balance_micro_cents).toBe(FUNDS);
+  });
+
+  it("settled (refunded) before it kept its completion: nothing is kept, settling again refunds nothing new", async () => {
+    const acct = await seed({ keys: [{ mode: "live" }] });
+    const ledger = buildServices(env).ledger(acct.accountId);
+    await ledger.credit({ account_id: acct.accountId, payment_id: "pay", amount_micro_cents: FUNDS });
+    const owner = "req_01JDSTALLEDOWNER0000000001";
+    await ledger.debit({
+      request_id: owner,
+      account_id: acct.accountId,
+      tokens: 100,
+      amount_micro_cents: 100,
+      test: false,
+    });
+    expect(await ledger.settleLapsed([owner])).toEqual({ completion: null, refunded: [owner] });
+    await ledger.keepCompletion(owner, JSON.stringify({ id: owner }));
+    expect(await ledger.settleLapsed([owner])).toEqual({ completion: null, refunded: [] });
+    expect((await ledger.balance()).balance_micro_cents).toBe(FUNDS);
+  });
+});
