@@ -65,10 +65,15 @@ export class Engine {
     return { framing: ph.framing, questions: out, of };
   }
 
+  /** Tokenizes and plans `req` as this version evaluates it (phrasings expanded), without the size check. */
+  plan(req: Pick<ScoreRequest, "state" | "questions">): PreparedRequest {
+    const x = this.expand(req.questions);
+    return this.scorer.prepare(req.state, x.questions, x.framing);
+  }
+
   /** Tokenizes and plans `req` once; throws TooManyTokensError when it cannot fit one sequence. */
   prepare(req: ScoreRequest): PreparedRequest {
-    const x = this.expand(req.questions);
-    const prepared = this.scorer.prepare(req.state, x.questions, x.framing);
+    const prepared = this.plan(req);
     if (prepared.peakTokens > this.scorer.contextSize)
       throw new TooManyTokensError(
         `request needs ${prepared.peakTokens} tokens; this worker holds ${this.scorer.contextSize}`,

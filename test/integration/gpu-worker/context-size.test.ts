@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCalibration } from "../../../gpu-worker/src/calibration";
 import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
 import { contextSizeFor, SCAFFOLDING_MAX_TOKENS } from "../../../gpu-worker/src/context-size";
-import { getFraming } from "../../../gpu-worker/src/framings";
+import { Engine } from "../../../gpu-worker/src/engine";
 import { defaultModelPath } from "../../../gpu-worker/src/model-check";
 import { openScorer, type Scorer } from "../../../gpu-worker/src/scorer";
 import { MODELS, V1_LIMITS } from "../../../schema/models";
@@ -87,7 +87,8 @@ describe("'16,384 billable tokens, 32 questions, 255 options fit the GPU worker'
   it.each(versions.map((v) => [v.id, v.calibration]))(
     "%s (%s): scaffolding ≤ SCAFFOLDING_MAX_TOKENS",
     (id) => {
-      const framing = getFraming(loadCalibration(catalogCalibrationPath(id)).framing);
+      // Planned as the engine evaluates it: a version with phrasings asks each question once per phrasing.
+      const engine = new Engine(scorer, loadCalibration(catalogCalibrationPath(id)), id);
       const overheads: Record<string, number> = {};
       for (const [name, body] of Object.entries(BODIES)) {
         const parsed = parseStrictJson(JSON.stringify(body));
@@ -100,7 +101,7 @@ describe("'16,384 billable tokens, 32 questions, 255 options fit the GPU worker'
           throw new Error(`${name}: ${(e as Error).message}`);
         }
         const engineRequest = renderForEngine(request, id, "req_measure");
-        const peak = scorer.prepare(engineRequest.state, engineRequest.questions, framing).peakTokens;
+        const peak = engine.plan(engineRequest).peakTokens;
         overheads[name] = peak - billable;
       }
       console.log(`scaffolding over billable tokens, ${id}: ${JSON.stringify(overheads)}`);
