@@ -33,7 +33,7 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
   const db = await createPglite(opts.dataDir, fresh);
   const port = await freePort();
   const server = new PGLiteSocketServer({
-    db,
+    db: holdTurnUntilSync(db),
     port,
     host: "127.0.0.1",
     maxConnections: opts.maxConnections ?? 64,
@@ -50,6 +50,43 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
       await db.close();
     },
   };
+}
+
+/** Extended-protocol messages that leave the session mid-sequence (Parse, Bind, Describe, Execute, Close, Flush). */
+const MID_SEQUENCE = new Set([0x50, 0x42, 0x44, 0x45, 0x43, 0x48]);
+
+/**
+ * pglite-socket runs every wire connection on PGlite's one session and queues each protocol message on its
+ * own; it keeps a connection's turn only inside an explicit transaction. Between one connection's Parse and
+ * its Sync another connection's Parse would replace the unnamed statement, so results went to the wrong
+ * connection (a valid key read as missing, "unnamed prepared statement does not exist"). The queue asks
+ * `isInTransaction()` whom to serve next: answering true until the connection's Sync (or simple Query) has
+ * run keeps its extended-protocol sequence whole. `exec` is the queue's ROLLBACK when a connection drops.
+ */
+function holdTurnUntilSync(db: PGlite): PGlite {
+  let midSequence = false;
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "isInTransaction") return () => midSequence || target.isInTransaction();
+      if (prop === "execProtocolRawStream") {
+        return async (message: Uint8Array, options: Parameters<PGlite["execProtocolRawStream"]>[1]) => {
+          try {
+            return await target.execProtocolRawStream(message, options);
+          } finally {
+            midSequence = MID_SEQUENCE.has(message[0] ?? 0);
+          }
+        };
+      }
+      if (prop === "exec") {
+        return (...args: Parameters<PGlite["exec"]>) => {
+          midSequence = false;
+          return target.exec(...args);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -110,4 +110,41 @@ describe.each(targets)("Postgres through the real Neon driver ($name)", ({ url }
     ).rejects.toMatchObject({ code: "23505" });
     expect(await sql`SELECT id FROM accounts WHERE id = ${id}`).toEqual([]);
   });
+
+  it("concurrent connections each get their own results (PGlite serves them all on one session)", async () => {
+    const pool = new Pool({ connectionString: url(), max: 12 });
+    const sql = neon(url());
+    const wrong: Array<[number, unknown]> = [];
+    const check = (v: number, got: unknown) => {
+      if (got !== v) wrong.push([v, got]);
+    };
+    try {
+      await Promise.all(
+        Array.from({ length: 24 }, async (_, worker) => {
+          for (let i = 0; i < 12; i++) {
+            const v = worker * 100 + i;
+            if (i % 3 === 0) check(v, (await sql.query("SELECT $1::int AS v", [v]))[0]?.v);
+            else if (i % 3 === 1)
+              check(
+                v,
+                (await pool.query(`SELECT $1::int AS v, repeat('x', ${worker}) AS pad`, [v])).rows[0]?.v,
+              );
+            else {
+              const client = await pool.connect();
+              try {
+                await client.query("BEGIN");
+                check(v, (await client.query("SELECT $1::int AS v", [v])).rows[0]?.v);
+                await client.query("COMMIT");
+              } finally {
+                client.release();
+              }
+            }
+          }
+        }),
+      );
+    } finally {
+      await pool.end();
+    }
+    expect(wrong).toEqual([]);
+  });
 });
