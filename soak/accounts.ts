@@ -25,7 +25,7 @@ const PLANS: Array<{ name: string; opening: number; seed: SeedAccountOptions }> 
     seed: { keys: [{ mode: "live" }, { mode: "live" }, { mode: "test" }] },
   },
   // A few calls' worth: most calls get 402 until the next top-up.
-  { name: "poor", opening: 3_000, seed: { keys: [{ mode: "live" }] } },
+  { name: "poor", opening: 600, seed: { keys: [{ mode: "live" }] } },
   // Tight rate limits: most calls get 429.
   {
     name: "limited",

@@ -15,6 +15,8 @@ export interface SoakSummary {
   scenarios: Record<string, number>;
   faults: Array<FaultEvent & { requests: number }>;
   servedBy: Record<string, number>;
+  /** Idempotency keys answered as an original more than once (allowed only across the Redis restart). */
+  keysRunTwice: number;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -38,7 +40,12 @@ export function summarise(outcomes: Outcome[], faults: FaultEvent[], wallMs: num
     scenarios[o.scenario] = (scenarios[o.scenario] ?? 0) + 1;
     if (o.status === 200 && !o.replayed) servedBy[o.servedBy ?? "?"] = (servedBy[o.servedBy ?? "?"] ?? 0) + 1;
   }
+  const originals = new Map<string, number>();
+  for (const o of outcomes)
+    if (o.status === 200 && !o.replayed && o.idempotencyKey)
+      originals.set(o.idempotencyKey, (originals.get(o.idempotencyKey) ?? 0) + 1);
   return {
+    keysRunTwice: [...originals.values()].filter((c) => c > 1).length,
     requests: outcomes.length,
     wallMs,
     throughput: outcomes.length / (wallMs / 1000),
@@ -76,6 +83,7 @@ export function renderReport(
     `- Served (200 originals): ${Object.entries(s.servedBy)
       .map(([k, v]) => `${k} ${n(v)}`)
       .join(", ")}.`,
+    `- Idempotency keys answered as an original twice (a retry after the Redis restart runs again): ${s.keysRunTwice}.`,
     `- Scenarios (requests): ${Object.entries(s.scenarios)
       .map(([k, v]) => `${k} ${n(v)}`)
       .join(", ")}.`,

@@ -202,9 +202,9 @@ export async function runTraffic(opts: TrafficOptions): Promise<Outcome[]> {
       if (poor && issued >= nextTopUp) {
         nextTopUp += opts.topUpEvery;
         const id = `soak_topup_${opts.seed}_${topUps++}`;
-        await credit(opts.baseUrl, opts.adminToken, poor, 2_000, id);
+        await credit(opts.baseUrl, opts.adminToken, poor, 500, id);
         // A payment delivered twice (a redelivered webhook) is credited once.
-        if (topUps === 1) await credit(opts.baseUrl, opts.adminToken, poor, 2_000, id);
+        if (topUps === 1) await credit(opts.baseUrl, opts.adminToken, poor, 500, id);
         if (issued >= opts.requests) return;
       }
       await scenario(n++);
