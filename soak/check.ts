@@ -108,6 +108,14 @@ export async function checkAccounting(opts: {
     if (o.id) seen.set(o.id, o);
   }
 
+  // A replay names its original (same idempotency key) and repeats its charge; it charges nothing itself.
+  for (const o of opts.outcomes) {
+    if (o.status !== 200 || !o.replayed) continue;
+    const original = o.id ? seen.get(o.id) : undefined;
+    if (!original || original.idempotencyKey !== o.idempotencyKey || original.charge !== o.charge)
+      fail(`#${o.seq}: replay ${o.id ?? "?"} does not match an original of its idempotency key`);
+  }
+
   const ids = opts.accounts.map((a) => a.accountId);
   const accounts: AccountCheck[] = [];
   let journalRows = 0;
