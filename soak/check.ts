@@ -53,6 +53,24 @@ async function readLedger(baseUrl: string, adminToken: string, accountId: string
   return res.json as LedgerView;
 }
 
+/** Credits from Stripe land when its webhook arrives: reads the ledger until every counted credit is in it. */
+async function readSettledLedger(
+  baseUrl: string,
+  adminToken: string,
+  account: SoakAccount,
+): Promise<{ ledger: LedgerView; missing: string[] }> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ledger = await readLedger(baseUrl, adminToken, account.accountId);
+    const refs = new Set(ledger.journal.filter((r) => r.kind === "credit").map((r) => r.ref));
+    const missing = account.credits
+      .filter((c) => c.status === 200 && !refs.has(c.paymentId))
+      .map((c) => c.paymentId);
+    if (missing.length === 0 || Date.now() > deadline) return { ledger, missing };
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 /** Usage events are written after the answer (waitUntil): waits until their count stops moving. */
 async function settledEventCount(q: QueryFn, ids: string[], expected: number): Promise<number> {
   let last = -1;
@@ -123,7 +141,15 @@ export async function checkAccounting(opts: {
   let rollupGroups = 0;
   await withNodeClient(opts.databaseUrl, { wsProxy: opts.neonWsProxy }, async (q) => {
     for (const a of opts.accounts) {
-      const ledger = await readLedger(opts.baseUrl, opts.adminToken, a.accountId);
+      const { ledger, missing } = await readSettledLedger(opts.baseUrl, opts.adminToken, a);
+      for (const m of missing) fail(`${a.name}: credit ${m} never reached the ledger`);
+      const creditRows = ledger.journal.filter((r) => r.kind === "credit");
+      for (const r of creditRows) {
+        const made = a.credits.find((c) => c.paymentId === r.ref && c.status === 200);
+        if (!made) fail(`${a.name}: journal credit ${r.ref} the harness did not make`);
+        else if (made.amount !== r.amount_micro_cents)
+          fail(`${a.name}: credit ${r.ref} of ${r.amount_micro_cents}, paid ${made.amount}`);
+      }
       for (const c of a.credits)
         if (c.status !== 200) fail(`${a.name}: credit ${c.paymentId} answered ${c.status}`);
       const credits = a.credits
@@ -226,8 +252,17 @@ export async function checkAccounting(opts: {
 
     // Usage: one event per answer, the originals' charges in them, the roll-ups equal to the events' sums.
     usageEvents = await settledEventCount(q, ids, opts.outcomes.length);
-    if (usageEvents !== opts.outcomes.length)
+    if (usageEvents !== opts.outcomes.length) {
       fail(`usage events: ${usageEvents} recorded for ${opts.outcomes.length} answers`);
+      const recorded = await q("SELECT request_id FROM usage_events WHERE account_id = ANY($1)", [ids]);
+      const have = new Set(recorded.rows.map((r) => String(r.request_id)));
+      for (const o of opts.outcomes)
+        if (!o.requestId || !have.has(o.requestId))
+          fail(
+            `no usage event for #${o.seq} ${o.requestId ?? "(no x-request-id)"}: ${o.status} ${o.code ?? ""} ` +
+              `${o.mode} ${o.scenario} during [${o.faults.join(", ")}] at ${new Date(o.startedAt).toISOString()}`,
+          );
+    }
     const charged = await q(
       `SELECT request_id, charge_micro_cents::text AS charge FROM usage_events
        WHERE account_id = ANY($1) AND status = 200 AND NOT replayed`,

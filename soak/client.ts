@@ -32,6 +32,7 @@ export async function send(
     method: init.method ?? "GET",
     headers: init.headers,
     body: init.body,
+    redirect: "manual",
     dispatcher,
   });
   const text = await res.text();

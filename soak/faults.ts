@@ -25,13 +25,15 @@ export interface FaultEvent {
 
 /**
  * Runs SCHEDULE against the traffic: `gate(issued)` holds the traffic at a fault's mark until the fault is on
- * (so every fault meets traffic however fast the run goes); the fault stays on `holdMs` while traffic flows.
+ * (so every fault meets traffic however fast the run goes); the fault stays on `holdMs` while traffic flows,
+ * then the dependency is brought back (a GPU worker takes its model load).
  */
 export class FaultInjector {
   readonly events: FaultEvent[] = [];
   private readonly active = new Set<string>();
   private next = 0;
-  private running: Promise<void> | undefined;
+  private starting: Promise<void> | undefined;
+  private previous: Promise<void> = Promise.resolve();
   private readonly done: Promise<void>[] = [];
 
   constructor(
@@ -45,19 +47,24 @@ export class FaultInjector {
 
   gate = async (issued: number): Promise<void> => {
     const step = this.schedule[this.next];
-    if (!step || issued < step.at * this.requests) {
-      if (this.running) await this.running;
-      return;
-    }
-    if (!this.running) {
+    if (step && issued >= step.at * this.requests && !this.starting) {
       this.next++;
-      let switchedOn: () => void = () => {};
-      this.running = new Promise<void>((r) => {
-        switchedOn = r;
+      // One fault at a time: the next waits until the previous one has recovered (holding the traffic).
+      this.starting = (async () => {
+        await this.previous;
+        let switchedOn: () => void = () => {};
+        const on = new Promise<void>((r) => {
+          switchedOn = r;
+        });
+        this.previous = this.cycle(step, switchedOn);
+        this.previous.catch(() => {}); // reported by settle()
+        this.done.push(this.previous);
+        await on;
+      })().finally(() => {
+        this.starting = undefined;
       });
-      this.done.push(this.cycle(step, switchedOn));
     }
-    await this.running;
+    if (this.starting) await this.starting;
   };
 
   /** Waits for every started fault to recover. */
@@ -103,7 +110,6 @@ export class FaultInjector {
   }
 
   private release(switchedOn: () => void): void {
-    this.running = undefined;
     switchedOn();
   }
 }

@@ -2,10 +2,11 @@ import { writeFileSync } from "node:fs";
 import { seedSoakAccounts } from "./accounts";
 import { type CheckResult, checkAccounting } from "./check";
 import { closeClient } from "./client";
+import { signUpConsoleAccount, stripeTopUp } from "./console-account";
 import { FaultInjector } from "./faults";
 import { renderReport, type SoakSummary, summarise } from "./report";
 import { startSoakStack } from "./stack";
-import { runTraffic } from "./traffic";
+import { type Outcome, runTraffic } from "./traffic";
 
 export interface SoakOptions {
   requests: number;
@@ -15,6 +16,7 @@ export interface SoakOptions {
 }
 
 export interface SoakResult {
+  outcomes: Outcome[];
   summary: SoakSummary;
   check: CheckResult;
   report: string;
@@ -30,6 +32,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
       stack.baseUrl,
       stack.adminToken,
     );
+    const idpUrl = stack.stack.console?.idpUrl;
+    if (!idpUrl) throw new Error("the stack runs no identity provider fake");
+    // An account made in the console, funded through Stripe Checkout (the local Stripe's pay page).
+    const shop = await signUpConsoleAccount(stack.baseUrl, idpUrl, "console");
+    await stripeTopUp(stack.baseUrl, shop, 1_000, "soak-open");
+    accounts.push(shop.account);
     const injector = new FaultInjector(stack.faults, opts.requests, log);
     const step = Math.max(1, Math.floor(opts.requests / 20));
     const t0 = Date.now();
@@ -43,6 +51,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
       activeFaults: injector.activeFaults,
       gate: injector.gate,
       topUpEvery: Math.max(50, Math.floor(opts.requests / 8)),
+      credits: [{ at: 0.5, run: () => stripeTopUp(stack.baseUrl, shop, 1_500, "soak-mid") }],
       progress: (done) => {
         if (done % step === 0) log(`soak: ${done} answered (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
       },
@@ -59,7 +68,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
       outcomes,
     });
     const summary = summarise(outcomes, injector.events, wallMs);
-    return { summary, check, report: renderReport(summary, check, opts) };
+    return { outcomes, summary, check, report: renderReport(summary, check, opts) };
   } finally {
     stack.faults.resumePostgres();
     await stack.stop();
@@ -88,6 +97,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         ? process.argv[process.argv.indexOf("--out") + 1]
         : undefined;
       if (out) writeFileSync(out, `${r.report}\n`);
+      const dump = process.argv.includes("--outcomes")
+        ? process.argv[process.argv.indexOf("--outcomes") + 1]
+        : undefined;
+      if (dump) writeFileSync(dump, JSON.stringify({ outcomes: r.outcomes, faults: r.summary.faults }));
       process.exit(r.check.ok ? 0 : 1);
     },
     (e) => {

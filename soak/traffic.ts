@@ -14,6 +14,8 @@ export interface Outcome {
   /** `error.type` / `error.code` of an error answer. */
   type?: string;
   code?: string;
+  /** `x-request-id`: this call's id (for a replay, the replay's own). */
+  requestId?: string;
   /** The decision's `id` (a replay carries the original's). */
   id?: string;
   replayed: boolean;
@@ -75,6 +77,8 @@ export interface TrafficOptions {
   gate(issued: number): Promise<void>;
   /** Top-ups of the `poor` account during the run: every `topUpEvery` requests (one sent twice). */
   topUpEvery: number;
+  /** More credits during the run: each runs once, when `at` of the requests were handed out. */
+  credits?: Array<{ at: number; run: () => Promise<void> }>;
   progress?(done: number): void;
 }
 
@@ -143,6 +147,7 @@ export async function runTraffic(opts: TrafficOptions): Promise<Outcome[]> {
       status: res.status,
       type: json.error?.type,
       code: json.error?.code,
+      requestId: res.headers["x-request-id"],
       id: res.status === 200 ? json.id : undefined,
       replayed: res.headers["idempotent-replayed"] === "true",
       charge: res.status === 200 ? (json.usage?.charge_micro_cents ?? Number.NaN) : 0,
@@ -194,6 +199,7 @@ export async function runTraffic(opts: TrafficOptions): Promise<Outcome[]> {
   };
 
   const poor = byName.get("poor");
+  let pending = [...(opts.credits ?? [])];
   let n = 0;
   const client = async () => {
     while (issued < opts.requests) {
@@ -205,6 +211,12 @@ export async function runTraffic(opts: TrafficOptions): Promise<Outcome[]> {
         await credit(opts.baseUrl, opts.adminToken, poor, 500, id);
         // A payment delivered twice (a redelivered webhook) is credited once.
         if (topUps === 1) await credit(opts.baseUrl, opts.adminToken, poor, 500, id);
+        if (issued >= opts.requests) return;
+      }
+      const due = pending.filter((c) => issued >= c.at * opts.requests);
+      if (due.length > 0) {
+        pending = pending.filter((c) => !due.includes(c));
+        for (const c of due) await c.run();
         if (issued >= opts.requests) return;
       }
       await scenario(n++);
