@@ -251,18 +251,21 @@ export async function checkAccounting(opts: {
     }
 
     // Usage: one event per answer, the originals' charges in them, the roll-ups equal to the events' sums.
-    usageEvents = await settledEventCount(q, ids, opts.outcomes.length);
-    if (usageEvents !== opts.outcomes.length) {
-      fail(`usage events: ${usageEvents} recorded for ${opts.outcomes.length} answers`);
-      const recorded = await q("SELECT request_id FROM usage_events WHERE account_id = ANY($1)", [ids]);
-      const have = new Set(recorded.rows.map((r) => String(r.request_id)));
-      for (const o of opts.outcomes)
-        if (!o.requestId || !have.has(o.requestId))
-          fail(
-            `no usage event for #${o.seq} ${o.requestId ?? "(no x-request-id)"}: ${o.status} ${o.code ?? ""} ` +
-              `${o.mode} ${o.scenario} during [${o.faults.join(", ")}] at ${new Date(o.startedAt).toISOString()}`,
-          );
-    }
+    // An answer refused at authentication (401, or 503 `maintenance` when the key store is unreachable) knows no
+    // key, so it has no usage event; every other answer has exactly one.
+    const refusedAtAuth = (o: Outcome) => o.status === 401 || o.code === "maintenance";
+    const expectEvents = opts.outcomes.filter((o) => !refusedAtAuth(o));
+    usageEvents = await settledEventCount(q, ids, expectEvents.length);
+    const recorded = await q("SELECT request_id FROM usage_events WHERE account_id = ANY($1)", [ids]);
+    const have = new Set(recorded.rows.map((r) => String(r.request_id)));
+    if (usageEvents !== expectEvents.length)
+      fail(`usage events: ${usageEvents} recorded for ${expectEvents.length} authenticated answers`);
+    for (const o of expectEvents)
+      if (!o.requestId || !have.has(o.requestId))
+        fail(
+          `no usage event for #${o.seq} ${o.requestId ?? "(no x-request-id)"}: ${o.status} ${o.code ?? ""} ` +
+            `${o.mode} ${o.scenario} during [${o.faults.join(", ")}] at ${new Date(o.startedAt).toISOString()}`,
+        );
     const charged = await q(
       `SELECT request_id, charge_micro_cents::text AS charge FROM usage_events
        WHERE account_id = ANY($1) AND status = 200 AND NOT replayed`,

@@ -17,6 +17,8 @@ export interface SoakSummary {
   servedBy: Record<string, number>;
   /** Idempotency keys answered as an original more than once (allowed only across the Redis restart). */
   keysRunTwice: number;
+  /** Answers refusing a valid key (every soak key is valid): 401, or 503 `maintenance` (key store unreachable). */
+  validKeysRefused: Array<{ seq: number; status: number; code: string; faults: string[] }>;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -46,6 +48,9 @@ export function summarise(outcomes: Outcome[], faults: FaultEvent[], wallMs: num
       originals.set(o.idempotencyKey, (originals.get(o.idempotencyKey) ?? 0) + 1);
   return {
     keysRunTwice: [...originals.values()].filter((c) => c > 1).length,
+    validKeysRefused: outcomes
+      .filter((o) => o.status === 401 || o.code === "maintenance")
+      .map((o) => ({ seq: o.seq, status: o.status, code: o.code ?? "", faults: o.faults })),
     requests: outcomes.length,
     wallMs,
     throughput: outcomes.length / (wallMs / 1000),
@@ -84,6 +89,14 @@ export function renderReport(
       .map(([k, v]) => `${k} ${n(v)}`)
       .join(", ")}.`,
     `- Idempotency keys answered as an original twice (a retry after the Redis restart runs again): ${s.keysRunTwice}.`,
+    `- Valid keys refused at authentication: ${s.validKeysRefused.length}` +
+      (s.validKeysRefused.length
+        ? ` (${s.validKeysRefused
+            .slice(0, 10)
+            .map((r) => `#${r.seq} ${r.status} ${r.code} during [${r.faults.join(", ")}]`)
+            .join("; ")})`
+        : "") +
+      ".",
     `- Scenarios (requests): ${Object.entries(s.scenarios)
       .map(([k, v]) => `${k} ${n(v)}`)
       .join(", ")}.`,
