@@ -120,5 +120,6 @@ export function renderReport(
     ...s.mix.map((m) => `| ${m.answer} | ${n(m.count)} |`),
   ];
   if (!check.ok) lines.push("", "Failures:", ...check.failures.map((f) => `- ${f}`));
+  if (check.warnings.length) lines.push("", "Warnings (not money):", ...check.warnings.map((w) => `- ${w}`));
   return lines.join("\n");
 }
