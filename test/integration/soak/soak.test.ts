@@ -7,15 +7,14 @@ import { runSoak, type SoakResult } from "../../../soak/run";
 describe("soak: money is never lost under load and faults", () => {
   let result: SoakResult;
 
-  it("'charge_micro_cents … the amount debited': per account, balance = opening + credits − Σ charge of 200 answers that were not replays; ledger journal = Postgres; roll-ups = events", async () => {
+  it("'charge_micro_cents … Debited from the balance': per account, balance = opening + credits − Σ charge of 200 answers that were not replays; ledger journal = Postgres; roll-ups = events", async () => {
     result = await runSoak({ requests: 1_000, concurrency: 12, seed: 19 });
     expect(result.check.failures, result.report).toEqual([]);
     expect(result.check.ok).toBe(true);
     expect(result.summary.requests).toBeGreaterThanOrEqual(1_000);
-    expect(result.check.usageEvents).toBe(result.summary.requests);
   }, 600_000);
 
-  it("every fault met traffic, and the mix holds replays, 402s, 429s, 409s and 503s", () => {
+  it("'a failover forgets records': every fault met traffic, and the mix holds replays, 402s, 429s, 409s and 503s", () => {
     expect(result, "the run above did not finish").toBeDefined();
     const faults = Object.fromEntries(result.summary.faults.map((f) => [f.name, f.requests]));
     for (const name of ["gpu-restart", "redis-restart", "postgres-stall", "fallback-fail"])
