@@ -12,6 +12,8 @@ export interface SoakOptions {
   requests: number;
   concurrency: number;
   seed: number;
+  /** A real PostgreSQL instead of PGlite (default: SOAK_DATABASE_URL, else PGlite). */
+  databaseUrl?: string;
   log?: (line: string) => void;
 }
 
@@ -25,7 +27,7 @@ export interface SoakResult {
 /** Starts the stack, drives the traffic with every fault once, checks the accounting, stops the stack. */
 export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   const log = opts.log ?? (() => {});
-  const stack = await startSoakStack(log);
+  const stack = await startSoakStack(log, opts.databaseUrl);
   try {
     const accounts = await seedSoakAccounts(
       { url: stack.databaseUrl, wsProxy: stack.neonWsProxy },

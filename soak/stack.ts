@@ -13,6 +13,14 @@ import { type PausableProxy, startPausableProxy } from "./pausable-proxy";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
+/** The connection string with its host:port replaced by the stall proxy's. */
+function proxied(url: string, port: number): string {
+  const u = new URL(url);
+  u.hostname = "127.0.0.1";
+  u.port = String(port);
+  return u.toString();
+}
+
 /** The faults the injector can switch on and off. */
 export interface Faults {
   /** SIGKILLs the GPU worker process (requests in flight are cut). */
@@ -47,7 +55,10 @@ export interface SoakStack {
  * persistence that can be stopped and started on its port, and the fake fallback with its failure switch. The
  * Worker's entry is `soak/worker-entry.ts` (the same app plus a ledger read route).
  */
-export async function startSoakStack(log: (line: string) => void = () => {}): Promise<SoakStack> {
+export async function startSoakStack(
+  log: (line: string) => void = () => {},
+  databaseUrl = process.env.SOAK_DATABASE_URL ?? "",
+): Promise<SoakStack> {
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch((e) => log(`stop failed: ${String(e)}`));
@@ -55,9 +66,10 @@ export async function startSoakStack(log: (line: string) => void = () => {}): Pr
   };
   const saved = { ...process.env };
   try {
-    const pg = await startPostgres({ databaseUrl: "" });
+    // A real PostgreSQL when given (SOAK_DATABASE_URL): its database is migrated and the soak's accounts added.
+    const pg = await startPostgres({ databaseUrl });
     stops.push(pg.stop);
-    const pgPort = Number(new URL(pg.url).port);
+    const pgPort = Number(new URL(pg.url).port || 5432);
     const proxy: PausableProxy = await startPausableProxy(pgPort);
     stops.push(proxy.close);
     let redis: RedisHandle = await startRedis();
@@ -72,7 +84,7 @@ export async function startSoakStack(log: (line: string) => void = () => {}): Pr
     stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
 
     Object.assign(process.env, {
-      DATABASE_URL: pg.url.replace(`:${pgPort}/`, `:${proxy.port}/`),
+      DATABASE_URL: proxied(pg.url, proxy.port),
       UPSTASH_REDIS_REST_URL: bridge.url,
       UPSTASH_REDIS_REST_TOKEN: bridge.token,
       FALLBACK_BASE_URL: fallback.url,
