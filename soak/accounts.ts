@@ -12,6 +12,12 @@ export interface SoakAccount {
   credits: Array<{ paymentId: string; amount: number; duplicate: boolean; status: number }>;
 }
 
+/**
+ * Payment ids are unique across runs: Postgres keeps one journal row per (kind, ref) over all accounts, so a
+ * run on a database that outlives it must not reuse an earlier run's ids.
+ */
+export const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+
 /** Micro-cents per euro (1 cent = 1,000,000 micro-cents). */
 export const EUR = 100_000_000;
 
@@ -52,7 +58,7 @@ export async function seedSoakAccounts(
       test: seeded.keys.filter((k) => k.mode === "test").map((k) => k.secret),
       credits: [],
     };
-    await credit(baseUrl, adminToken, account, plan.opening, `soak_open_${plan.name}`);
+    await credit(baseUrl, adminToken, account, plan.opening, `soak_open_${RUN_ID}_${plan.name}`);
     if (account.credits[0]?.status !== 200) throw new Error(`opening credit of ${plan.name} failed`);
     accounts.push(account);
   }

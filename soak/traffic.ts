@@ -1,4 +1,4 @@
-import { credit, type SoakAccount } from "./accounts";
+import { credit, RUN_ID, type SoakAccount } from "./accounts";
 import { send } from "./client";
 
 /** One answered request, as the checker and the report read it. */
@@ -207,7 +207,7 @@ export async function runTraffic(opts: TrafficOptions): Promise<Outcome[]> {
       if (issued >= opts.requests) return;
       if (poor && issued >= nextTopUp) {
         nextTopUp += opts.topUpEvery;
-        const id = `soak_topup_${opts.seed}_${topUps++}`;
+        const id = `soak_topup_${RUN_ID}_${topUps++}`;
         await credit(opts.baseUrl, opts.adminToken, poor, 500, id);
         // A payment delivered twice (a redelivered webhook) is credited once.
         if (topUps === 1) await credit(opts.baseUrl, opts.adminToken, poor, 500, id);
