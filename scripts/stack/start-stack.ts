@@ -29,6 +29,8 @@ export interface StackOptions {
   seed?: boolean;
   /** Extra Worker bindings (e.g. fakes' URLs); they override the stack's. */
   bindings?: Record<string, string>;
+  /** The Worker's entry module (default `workers/index.ts`); the soak harness wraps it to read ledgers. */
+  entry?: string;
   /** Extra environment of the GPU worker (e.g. SVC_MODEL_PATH). */
   gpuEnv?: Record<string, string>;
   /**
@@ -158,6 +160,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       bindings: env,
       port: opts.port,
       persistDir: dataDir && join(dataDir, "do"),
+      entry: opts.entry,
     });
     stops.push(worker.stop);
     stripe.connect(worker.url);
