@@ -3,7 +3,7 @@ import type { JournalRow } from "../ledger/types";
 import { getSql } from "./db";
 
 /**
- * Copies ledger journal rows to Postgres `ledger_journal`; a row already there (same kind + ref) is left
+ * Copies ledger journal rows to Postgres `ledger_journal`; a row already there (same account, kind and ref) is left
  * alone, so a re-sent batch never doubles a charge.
  */
 export async function flushJournal(env: Env, rows: readonly JournalRow[]): Promise<void> {
@@ -26,7 +26,7 @@ export async function flushJournal(env: Env, rows: readonly JournalRow[]): Promi
   });
   await sql.query(
     `INSERT INTO ledger_journal (kind, ref, account_id, amount_micro_cents, tokens, allowance_tokens, test, at)
-     VALUES ${values.join(", ")} ON CONFLICT (kind, ref) DO NOTHING`,
+     VALUES ${values.join(", ")} ON CONFLICT (account_id, kind, ref) DO NOTHING`,
     params,
   );
 }

@@ -12,8 +12,8 @@ import { postgresTargets, stack } from "../../support/stack-db";
 const targets = postgresTargets();
 
 describe.each(targets)("seats ($name)", ({ name, url }) => {
-  // Races need sessions that really wait on each other: PGlite runs one underneath (and its socket server
-  // can interleave concurrent connections' messages), so they run on the PostgreSQL server only.
+  // Races need sessions that really wait on each other: PGlite runs one session underneath (its socket
+  // server takes connections in turn), so they run on the PostgreSQL server only.
   const race = it.skipIf(name === "PGlite");
   const setup = async () => {
     const u = url();

@@ -140,4 +140,20 @@ describe("ledger on the real stack", () => {
     expect(await post()).toMatchObject({ duplicate: false, balance_micro_cents: 500 });
     expect(await post()).toMatchObject({ duplicate: true, balance_micro_cents: 500 });
   });
+
+  it("journal = Postgres per account: one payment id credited to two accounts is kept for both", async () => {
+    const [a, b] = await Promise.all([seed(), seed()]);
+    await credit(world.edge.url, a.accountId, 700, "pay_shared_by_two");
+    await credit(world.edge.url, b.accountId, 900, "pay_shared_by_two");
+    for (const [acct, amount] of [
+      [a, 700],
+      [b, 900],
+    ] as const) {
+      const journal = await until(
+        () => postgresJournal(acct.accountId),
+        (j) => j.credit?.n === 1,
+      );
+      expect(journal.credit).toEqual({ n: 1, amount });
+    }
+  });
 });
