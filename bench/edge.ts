@@ -23,6 +23,7 @@ async function run(
   const times: number[] = [];
   let next = 0;
   let errors = 0;
+  const refusals = new Map<string, number>();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -30,15 +31,22 @@ async function run(
         const i = next++;
         const s = performance.now();
         const res = await send(i);
-        await res.arrayBuffer();
-        if (res.status !== 200) errors++;
+        const body = await res.arrayBuffer();
+        if (res.status !== 200) {
+          errors++;
+          const code = (JSON.parse(new TextDecoder().decode(body)) as { error?: { code?: string } }).error
+            ?.code;
+          const what = `${res.status} ${code ?? ""}`;
+          refusals.set(what, 1 + (refusals.get(what) ?? 0));
+        }
         times.push(performance.now() - s);
       }
     }),
   );
   const wall = (performance.now() - t0) / 1000;
   times.sort((a, b) => a - b);
-  return `| ${label} | ${concurrency} | ${N} | ${pct(times, 50).toFixed(1)} | ${pct(times, 99).toFixed(1)} | ${(N / wall).toFixed(0)} | ${errors} |`;
+  const refused = [...refusals].map(([what, n]) => `${n}× ${what}`).join(", ");
+  return `| ${label} | ${concurrency} | ${N} | ${pct(times, 50).toFixed(1)} | ${pct(times, 99).toFixed(1)} | ${(N / wall).toFixed(0)} | ${errors}${refused ? ` (${refused})` : ""} |`;
 }
 
 async function main(): Promise<void> {

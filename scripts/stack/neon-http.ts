@@ -45,11 +45,21 @@ const ERROR_FIELDS = [
   "routine",
 ] as const;
 const MAX_IDLE = 8;
+/**
+ * Connections open per database at most; a request beyond them waits for one, as behind Neon's pooler. Without
+ * a cap a burst (16 concurrent decides and their background writes) opened a connection per request until a
+ * PostgreSQL server refused them ("sorry, too many clients already": 503 `maintenance` at the edge).
+ */
+const MAX_OPEN = 32;
 
 /** Runs Neon HTTP-endpoint requests over wire connections (made with the Neon driver through our WS proxy). */
 export class NeonHttpExecutor {
   private readonly idle = new Map<string, Client[]>();
-  private readonly all = new Set<Client>();
+  /** Every open connection, with the connection string it counts against. */
+  private readonly all = new Map<Client, string>();
+  private readonly open = new Map<string, number>();
+  /** Requests waiting for a connection: handed a released one, or undefined when a slot frees up. */
+  private readonly waiting = new Map<string, Array<(client: Client | undefined) => void>>();
 
   constructor(private readonly wsProxy: string) {}
 
@@ -93,29 +103,53 @@ export class NeonHttpExecutor {
 
   /** Closes every pooled connection. */
   async close(): Promise<void> {
-    const clients = [...this.all];
+    const clients = [...this.all.keys()];
     this.all.clear();
     this.idle.clear();
+    this.open.clear();
     await Promise.allSettled(clients.map((c) => c.end()));
   }
 
   private async acquire(connectionString: string): Promise<Client> {
     const ready = this.idle.get(connectionString)?.pop();
     if (ready) return ready;
+    if ((this.open.get(connectionString) ?? 0) >= MAX_OPEN) {
+      const handed = await new Promise<Client | undefined>((resolve) => {
+        const queue = this.waiting.get(connectionString) ?? [];
+        queue.push(resolve);
+        this.waiting.set(connectionString, queue);
+      });
+      if (handed) return handed;
+    }
+    this.open.set(connectionString, (this.open.get(connectionString) ?? 0) + 1);
     const client = new Client(connectionString);
     client.neonConfig.webSocketConstructor = ws;
     client.neonConfig.wsProxy = (host, port) => `${this.wsProxy}?address=${host}:${port}`;
     client.neonConfig.useSecureWebSocket = false;
     client.neonConfig.pipelineConnect = false;
     client.on("error", () => this.drop(client));
-    await client.connect();
-    this.all.add(client);
+    this.all.set(client, connectionString);
+    try {
+      await client.connect();
+    } catch (error) {
+      this.drop(client);
+      throw error;
+    }
     return client;
   }
 
   private release(connectionString: string, client: Client, healthy: boolean): void {
+    if (!healthy || !this.all.has(client)) {
+      this.drop(client);
+      return;
+    }
+    const next = this.waiting.get(connectionString)?.shift();
+    if (next) {
+      next(client);
+      return;
+    }
     const list = this.idle.get(connectionString) ?? [];
-    if (!healthy || list.length >= MAX_IDLE || !this.all.has(client)) {
+    if (list.length >= MAX_IDLE) {
       this.drop(client);
       return;
     }
@@ -123,13 +157,17 @@ export class NeonHttpExecutor {
     this.idle.set(connectionString, list);
   }
 
+  /** Closes a connection and frees its slot for the next waiting request. */
   private drop(client: Client): void {
+    const connectionString = this.all.get(client);
+    if (connectionString === undefined) return;
     this.all.delete(client);
-    for (const list of this.idle.values()) {
-      const i = list.indexOf(client);
-      if (i >= 0) list.splice(i, 1);
-    }
+    const list = this.idle.get(connectionString);
+    const i = list?.indexOf(client) ?? -1;
+    if (list && i >= 0) list.splice(i, 1);
+    this.open.set(connectionString, (this.open.get(connectionString) ?? 1) - 1);
     client.end().catch(() => {});
+    this.waiting.get(connectionString)?.shift()?.(undefined);
   }
 }
 
