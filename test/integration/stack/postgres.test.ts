@@ -147,4 +147,12 @@ describe.each(targets)("Postgres through the real Neon driver ($name)", ({ url }
     }
     expect(wrong).toEqual([]);
   });
+
+  it("the HTTP endpoint queues a burst beyond its connections instead of opening one per request", async () => {
+    const sql = neon(url());
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => sql.query("SELECT $1::int AS v", [i]).then((rows) => rows[0]?.v)),
+    );
+    expect(answers).toEqual(Array.from({ length: 150 }, (_, i) => i));
+  });
 });
