@@ -1,7 +1,6 @@
 import { env as cfEnv } from "cloudflare:test";
 import { Redis } from "@upstash/redis";
 import { describe, expect, it } from "vitest";
-import { shapeAnswer } from "../../../schema/answers";
 import { sha256Hex } from "../../../schema/canonical-json";
 import type { ScoreRequest } from "../../../schema/engine-protocol";
 import { createApp } from "../../../workers/app";
@@ -12,30 +11,14 @@ import { buildServices } from "../../../workers/services";
 import type { AdmissionStore } from "../../../workers/stores/admission";
 import { type IdempotencyRecord, RUNNING_LEASE_MS, recordKey } from "../../../workers/stores/idempotency";
 import { StoreUnavailableError } from "../../../workers/stores/redis";
+import { uniformScore } from "../../support/uniform-engine";
 import { bearer, expectError, seed, VALID_DECIDE } from "../../support/worker-http";
 
 const env = cfEnv as unknown as Env;
 const redis = new Redis({ url: env.UPSTASH_REDIS_REST_URL!, token: env.UPSTASH_REDIS_REST_TOKEN! });
 
 /** A GPU stand-in that answers every question uniformly. */
-const engine = {
-  async dispatch(req: ScoreRequest) {
-    const answers = req.questions.map((q) => {
-      const k = q.type === "pick" ? q.options.length : q.type === "rate" ? q.levels.length : 2;
-      return {
-        id: q.id,
-        answer: shapeAnswer(
-          q,
-          Array.from({ length: k }, () => 1 / k),
-        ),
-      };
-    });
-    return {
-      served_by: "gpu" as const,
-      result: { model: req.model, calibration: "cal-20261121-3", answers },
-    };
-  },
-} as unknown as Engine;
+const engine = { dispatch: async (req: ScoreRequest) => uniformScore(req) } as unknown as Engine;
 
 /** The real app with the GPU stand-in; `failCompletion` makes Redis refuse the record's `completed` write. */
 function app(failCompletion = false) {

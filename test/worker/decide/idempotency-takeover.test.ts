@@ -2,7 +2,6 @@ import { env as cfEnv } from "cloudflare:test";
 import { Redis } from "@upstash/redis";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { shapeAnswer } from "../../../schema/answers";
 import { sha256Hex } from "../../../schema/canonical-json";
 import type { ScoreRequest } from "../../../schema/engine-protocol";
 import { createApp } from "../../../workers/app";
@@ -13,6 +12,7 @@ import { buildServices } from "../../../workers/services";
 import type { AdmissionStore } from "../../../workers/stores/admission";
 import { type IdempotencyRecord, RUNNING_LEASE_MS, recordKey } from "../../../workers/stores/idempotency";
 import { StoreUnavailableError } from "../../../workers/stores/redis";
+import { uniformScore } from "../../support/uniform-engine";
 import { bearer, expectError, seed, VALID_DECIDE } from "../../support/worker-http";
 
 const env = cfEnv as unknown as Env;
@@ -37,20 +37,7 @@ function engineFor(faults: Faults): Engine {
   return {
     async dispatch(req: ScoreRequest) {
       if (faults.crash) throw new Crash("isolate died (injected)");
-      const answers = req.questions.map((q) => {
-        const k = q.type === "pick" ? q.options.length : q.type === "rate" ? q.levels.length : 2;
-        return {
-          id: q.id,
-          answer: shapeAnswer(
-            q,
-            Array.from({ length: k }, () => 1 / k),
-          ),
-        };
-      });
-      return {
-        served_by: "gpu" as const,
-        result: { model: req.model, calibration: "cal-20261121-3", answers },
-      };
+      return uniformScore(req);
     },
   } as unknown as Engine;
 }
