@@ -6,24 +6,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
 import { chromiumPath, launchChromium, signInCodeFromInbox } from "../support/browser";
+import { readmeDecide } from "../support/decide-fixtures";
 
 const CHROMIUM = chromiumPath();
 /** `npm run screenshots` (SVC_SCREENSHOTS=1) writes each page's PNG into docs/console/. */
 const SHOTS = process.env.SVC_SCREENSHOTS
   ? resolve(dirname(fileURLToPath(import.meta.url)), "../../docs/console")
   : null;
-
-function decide(baseUrl: string, key: string): Promise<Response> {
-  return fetch(`${baseUrl}/v1/decide`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "svc-1",
-      state: "The customer wrote: my parcel arrived broken, I want my money back.",
-      questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
-    }),
-  });
-}
 
 describe.skipIf(!CHROMIUM)(
   "the browser console in real Chromium, end to end against `npm start`'s stack",
@@ -127,7 +116,7 @@ describe.skipIf(!CHROMIUM)(
       ).toBe("{}{}");
 
       // The key works against the API (from the test, not the browser).
-      const first = await decide(stack.baseUrl, secret);
+      const first = await readmeDecide(stack.baseUrl, secret);
       expect(first.status, await first.clone().text()).toBe(200);
       expect(await first.json()).toMatchObject({ object: "decision", served_by: "gpu" });
 
@@ -203,9 +192,12 @@ describe.skipIf(!CHROMIUM)(
       await dialog.getByRole("button", { name: "Revoke key" }).click();
       await page.locator(`tr[data-key-id="${keyId}"].revoked`).waitFor();
       await expect
-        .poll(async () => (await decide(stack.baseUrl, secret)).status, { timeout: 10_000, interval: 250 })
+        .poll(async () => (await readmeDecide(stack.baseUrl, secret)).status, {
+          timeout: 10_000,
+          interval: 250,
+        })
         .toBe(401);
-      const after = (await (await decide(stack.baseUrl, secret)).json()) as { error: { code: string } };
+      const after = (await (await readmeDecide(stack.baseUrl, secret)).json()) as { error: { code: string } };
       expect(after.error.code).toBe("revoked_api_key");
 
       // Playground: answers with probability bars, confidence and abstained; the equivalent curl.

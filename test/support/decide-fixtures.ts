@@ -74,3 +74,16 @@ export const FAULTS: Record<string, { param: string; apply: (b: Body) => void }>
   invalid_value: { param: "fallback", apply: (b) => (b.fallback = "sometimes") },
   invalid_type: { param: "state", apply: (b) => (b.state = 5) },
 };
+
+/** The README's first decide (the refund check on the broken parcel) with `key`. */
+export function readmeDecide(baseUrl: string, key: string): Promise<Response> {
+  return fetch(`${baseUrl}/v1/decide`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "svc-1",
+      state: "The customer wrote: my parcel arrived broken, I want my money back.",
+      questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
+    }),
+  });
+}

@@ -3,20 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startStack } from "../../../scripts/stack/start-stack";
+import { readmeDecide } from "../../support/decide-fixtures";
 
 const KEY = /^svc_(live|test)_([0-9A-Za-z]{34})([0-9A-Za-z]{6})$/;
-
-function decide(baseUrl: string, key: string): Promise<Response> {
-  return fetch(`${baseUrl}/v1/decide`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "svc-1",
-      state: "The customer wrote: my parcel arrived broken, I want my money back.",
-      questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
-    }),
-  });
-}
 
 describe("npm start (startStack), black-box over HTTP", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-start-test-"));
@@ -79,7 +68,7 @@ describe("npm start (startStack), black-box over HTTP", () => {
       clearInterval(poll),
     );
     try {
-      const res = await decide(stack.baseUrl, stack.demo!.test_key);
+      const res = await readmeDecide(stack.baseUrl, stack.demo!.test_key);
       const body = await res.text();
       expect(res.status, body).toBe(200);
       expect(JSON.parse(body)).toMatchObject({ object: "decision", served_by: "gpu", model: "svc-1.2.0" });
