@@ -1,6 +1,7 @@
 import { ERRORS } from "../schema/errors";
 import type { QueryFn } from "../scripts/migrations";
 import { withNodeClient } from "../scripts/stack/neon-node";
+import type { JournalRow } from "../workers/ledger/types";
 import type { SoakAccount } from "./accounts";
 import { send } from "./client";
 import type { Outcome } from "./traffic";
@@ -35,16 +36,7 @@ export interface CheckResult {
 
 interface LedgerView {
   balance_micro_cents: number;
-  journal: Array<{
-    kind: string;
-    ref: string;
-    account_id: string;
-    amount_micro_cents: number;
-    tokens: number;
-    allowance_tokens: number;
-    test: number;
-    at: number;
-  }>;
+  journal: JournalRow[];
 }
 
 const MAX_FAILURES_LISTED = 40;
