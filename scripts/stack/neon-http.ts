@@ -57,7 +57,6 @@ export class NeonHttpExecutor {
   private readonly idle = new Map<string, Client[]>();
   /** Every open connection, with the connection string it counts against. */
   private readonly all = new Map<Client, string>();
-  private readonly open = new Map<string, number>();
   /** Requests waiting for a connection: handed a released one, or undefined when a slot frees up. */
   private readonly waiting = new Map<string, Array<(client: Client | undefined) => void>>();
 
@@ -106,14 +105,13 @@ export class NeonHttpExecutor {
     const clients = [...this.all.keys()];
     this.all.clear();
     this.idle.clear();
-    this.open.clear();
     await Promise.allSettled(clients.map((c) => c.end()));
   }
 
   private async acquire(connectionString: string): Promise<Client> {
     const ready = this.idle.get(connectionString)?.pop();
     if (ready) return ready;
-    if ((this.open.get(connectionString) ?? 0) >= MAX_OPEN) {
+    if (this.openTo(connectionString) >= MAX_OPEN) {
       const handed = await new Promise<Client | undefined>((resolve) => {
         const queue = this.waiting.get(connectionString) ?? [];
         queue.push(resolve);
@@ -121,7 +119,6 @@ export class NeonHttpExecutor {
       });
       if (handed) return handed;
     }
-    this.open.set(connectionString, (this.open.get(connectionString) ?? 0) + 1);
     const client = new Client(connectionString);
     client.neonConfig.webSocketConstructor = ws;
     client.neonConfig.wsProxy = (host, port) => `${this.wsProxy}?address=${host}:${port}`;
@@ -157,6 +154,12 @@ export class NeonHttpExecutor {
     this.idle.set(connectionString, list);
   }
 
+  private openTo(connectionString: string): number {
+    let n = 0;
+    for (const owner of this.all.values()) if (owner === connectionString) n++;
+    return n;
+  }
+
   /** Closes a connection and frees its slot for the next waiting request. */
   private drop(client: Client): void {
     const connectionString = this.all.get(client);
@@ -165,7 +168,6 @@ export class NeonHttpExecutor {
     const list = this.idle.get(connectionString);
     const i = list?.indexOf(client) ?? -1;
     if (list && i >= 0) list.splice(i, 1);
-    this.open.set(connectionString, (this.open.get(connectionString) ?? 1) - 1);
     client.end().catch(() => {});
     this.waiting.get(connectionString)?.shift()?.(undefined);
   }
