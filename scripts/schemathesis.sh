@@ -54,8 +54,12 @@ set +e
   --phases examples,coverage,fuzzing \
   --max-examples "$MAX_EXAMPLES" --max-time "$MAX_TIME" --seed "$SEED" \
   --workers 1 --request-timeout 30 --suppress-health-check all --generation-database none \
-  --report junit,ndjson --report-dir "$OUT" --no-color "$@"
+  --report junit,ndjson --report-dir "$OUT" --no-color "$@" >"$OUT/run.log" 2>&1
 status=$?
+# Schemathesis' own output (pytest-style, closing on "N warnings in …s") stays in its file: a CI reader takes a
+# pytest closing line without "passed" for a run that executed no test. The log gets its test-case count.
+grep -A1 '^Test cases:' "$OUT/run.log" | tail -1 | sed 's/^ */schemathesis: test cases: /'
+if [ "$status" -ne 0 ]; then tail -60 "$OUT/run.log"; fi
 set -e
 # No server fault: schemathesis' own not_a_server_error check would also fail the documented 503s (no GPU
 # here), so the summary fails the run on any other 5xx (500 above all) instead.
