@@ -1,5 +1,5 @@
 import { type DbEnv, getSql } from "./db";
-import { addCounts, conflictKey, DAILY, dayOf, HOURLY, ROLLUP_COUNTS } from "./usage-rollup-sql";
+import { addCounts, conflictKey, DAILY, dayOf, HOURLY, sumCounts } from "./usage-rollup-sql";
 
 /** One decide call as reported by the usage routes (errors included; never content). */
 export interface UsageEvent {
@@ -26,57 +26,68 @@ export interface UsageEvent {
   client_version: string | null;
 }
 
-// The insert returns the row only when the request id is new; the roll-ups add exactly what it returned, so
-// a repeated or concurrent write of the same event adds nothing (migrations/0004: usage_rollup_of).
+const EVENT_COLUMNS = [
+  "request_id",
+  "account_id",
+  "key_id",
+  "mode",
+  "model",
+  "served_by",
+  "input_tokens",
+  "state_tokens",
+  "question_tokens",
+  "charge_micro_cents",
+  "unit_price_micro_cents",
+  "tier",
+  "status",
+  "error_code",
+  "replayed",
+  "created_at",
+  "client_request_id",
+  "client_name",
+  "client_version",
+].join(", ");
+
+// One statement for a batch of events, given as one JSON array. The insert returns only the rows whose request
+// id is new; the roll-ups add exactly those, grouped by roll-up row first (one statement may not update a row
+// twice), so a repeated or concurrent write of an event adds nothing (migrations/0004: usage_rollup_of).
 const INSERT_AND_ROLL_UP = `
   WITH ins AS (
-    INSERT INTO usage_events (request_id, account_id, key_id, mode, model, served_by, input_tokens, state_tokens,
-      question_tokens, charge_micro_cents, unit_price_micro_cents, tier, status, error_code, replayed, created_at,
-      client_request_id, client_name, client_version)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+    INSERT INTO usage_events (${EVENT_COLUMNS})
+    SELECT ${EVENT_COLUMNS} FROM jsonb_populate_recordset(NULL::usage_events, $1::jsonb)
     ON CONFLICT (request_id) DO NOTHING
     RETURNING *
   ), r AS (
-    SELECT r.* FROM ins, LATERAL usage_rollup_of(ROW(ins.*)::usage_events) r
+    SELECT r.account_id, r.hour, r.key_id, r.model, r.served_by, ${sumCounts}
+      FROM ins, LATERAL usage_rollup_of(ROW(ins.*)::usage_events) r
+     GROUP BY 1, 2, 3, 4, 5
   ), up AS (
     INSERT INTO usage_hourly SELECT * FROM r
     ON CONFLICT ${conflictKey(HOURLY)} DO UPDATE SET ${addCounts(HOURLY)}
-    RETURNING 1
   ), up_day AS (
     INSERT INTO usage_daily
-    SELECT r.account_id, ${dayOf("r.hour")}, r.key_id, r.model, r.served_by, ${ROLLUP_COUNTS.map((c) => `r.${c}`).join(", ")}
+    SELECT r.account_id, ${dayOf("r.hour")}, r.key_id, r.model, r.served_by, ${sumCounts}
       FROM r
+     GROUP BY 1, 2, 3, 4, 5
     ON CONFLICT ${conflictKey(DAILY)} DO UPDATE SET ${addCounts(DAILY)}
   )
-  SELECT count(*)::int AS added FROM up`;
+  SELECT count(*)::int AS added FROM ins`;
 
 /**
- * Inserts the event once and adds it to its hourly and daily roll-ups in the same statement; true when the event was
- * new (a retried or concurrent write of the same request id is a no-op and answers false).
+ * Inserts each event once and adds it to its hourly and daily roll-ups, all in one statement; answers how many
+ * events were new (a retried or concurrent write of the same request id is a no-op).
  */
+export async function recordUsageEvents(env: DbEnv, events: UsageEvent[]): Promise<number> {
+  const rows = events.map(({ at, ...columns }) => ({ ...columns, created_at: new Date(at).toISOString() }));
+  const result = (await getSql(env).query(INSERT_AND_ROLL_UP, [JSON.stringify(rows)])) as Array<{
+    added: number;
+  }>;
+  return result[0]?.added ?? 0;
+}
+
+/** One event: true when it was new. */
 export async function recordUsageEvent(env: DbEnv, e: UsageEvent): Promise<boolean> {
-  const rows = (await getSql(env).query(INSERT_AND_ROLL_UP, [
-    e.request_id,
-    e.account_id,
-    e.key_id,
-    e.mode,
-    e.model,
-    e.served_by,
-    e.input_tokens,
-    e.state_tokens,
-    e.question_tokens,
-    e.charge_micro_cents,
-    e.unit_price_micro_cents,
-    e.tier,
-    e.status,
-    e.error_code,
-    e.replayed,
-    new Date(e.at).toISOString(),
-    e.client_request_id,
-    e.client_name,
-    e.client_version,
-  ])) as Array<{ added: number }>;
-  return rows[0]?.added === 1;
+  return (await recordUsageEvents(env, [e])) === 1;
 }
 
 /** Where usage events go; a no-op where no database is configured. */
@@ -87,24 +98,76 @@ export interface UsageLog {
 // Backoff before each retry of a write that never reached the database (a lost connection, a bridge hiccup).
 const RETRY_DELAYS_MS = [50, 250];
 
+/** How long events wait for company before their batch is written, and the most one batch holds. */
+export const USAGE_BATCH = { windowMs: 50, maxEvents: 100 };
+
 /**
- * The usage log of an env. A write that failed on the way (an error without a SQLSTATE `code`) is retried:
- * the write is idempotent by request id and the roll-ups count it once, so a retry can never double count.
+ * The usage log of an env (one per isolate): events recorded within `windowMs` of each other are written in one
+ * statement, so Postgres sees one round trip per batch instead of one per request; `record` resolves when the
+ * event's batch has landed (the caller hands it to `waitUntil`, which keeps the isolate until then). A write
+ * that failed on the way (an error without a SQLSTATE `code`) is retried: the write is idempotent by request id
+ * and the roll-ups count each event once, so a retry can never double count. A batch the database refuses is
+ * written again event by event, so one bad event cannot take the others with it.
  */
-export function usageLog(env: DbEnv): UsageLog {
+export function usageLog(env: DbEnv, batching = USAGE_BATCH): UsageLog {
   if (!env.DATABASE_URL) return { record: async () => {} };
+  const write = (events: UsageEvent[]) => withRetries(() => recordUsageEvents(env, events));
+  /** Each event's error, or null once it landed. */
+  const writeBatch = async (events: UsageEvent[]): Promise<unknown[]> => {
+    try {
+      await write(events);
+      return events.map(() => null);
+    } catch (error) {
+      if (events.length === 1 || !hasSqlState(error)) return events.map(() => error);
+      const each = await Promise.allSettled(events.map((e) => write([e])));
+      return each.map((r) => (r.status === "rejected" ? r.reason : null));
+    }
+  };
+  let open: { events: UsageEvent[]; errors: Promise<unknown[]>; close: () => void } | null = null;
   return {
-    record: async (e) => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await recordUsageEvent(env, e);
-          return;
-        } catch (error) {
-          const delay = RETRY_DELAYS_MS[attempt];
-          if (delay === undefined || typeof (error as { code?: unknown }).code === "string") throw error;
-          await new Promise((resolve) => setTimeout(resolve, delay));
-        }
+    async record(e) {
+      if (!open) {
+        const events: UsageEvent[] = [];
+        let close!: () => void;
+        const closed = new Promise<void>((resolve) => {
+          close = resolve;
+        });
+        const timer = setTimeout(close, batching.windowMs);
+        const batch = {
+          events,
+          close: () => {
+            clearTimeout(timer);
+            close();
+          },
+          errors: closed.then(() => {
+            if (open === batch) open = null;
+            return writeBatch(events);
+          }),
+        };
+        open = batch;
       }
+      const batch = open;
+      const index = batch.events.push(e) - 1;
+      if (batch.events.length >= batching.maxEvents) {
+        open = null;
+        batch.close();
+      }
+      const error = (await batch.errors)[index];
+      if (error !== null) throw error;
     },
   };
 }
+
+async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const delay = RETRY_DELAYS_MS[n];
+      if (delay === undefined || hasSqlState(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+const hasSqlState = (error: unknown) => typeof (error as { code?: unknown })?.code === "string";

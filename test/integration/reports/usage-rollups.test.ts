@@ -1,7 +1,7 @@
 import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
 import type { DbEnv } from "../../../workers/stores/db";
-import { recordUsageEvent } from "../../../workers/stores/usage";
+import { recordUsageEvent, recordUsageEvents } from "../../../workers/stores/usage";
 import { pruneUsageEvents, repairUsageRollups } from "../../../workers/stores/usage-rollups";
 import {
   dailyDrift,
@@ -49,6 +49,21 @@ describe.each(usageTargets())("usage roll-ups exactly once ($name)", ({ name, en
       const results = await Promise.all(Array.from({ length: 8 }, () => recordUsageEvent(env, e)));
       expect(results.filter(Boolean)).toHaveLength(1);
     }
+    expect(await readRollups(env, acc)).toEqual(expectedRollups(events));
+    expect(await dailyDrift(env, acc)).toBe(0);
+  });
+
+  it("a batch is one statement: duplicates inside it and overlapping concurrent batches count each event once", async () => {
+    const env = await connect();
+    const acc = account();
+    const events = mixedEvents(acc, 60, now());
+    const [a, b] = [events.slice(0, 40), events.slice(20)];
+    const added = await Promise.all([
+      recordUsageEvents(env, [...a, ...a.slice(0, 5)]),
+      recordUsageEvents(env, b),
+    ]);
+    expect(added[0]! + added[1]!).toBe(60);
+    expect(await recordUsageEvents(env, events)).toBe(0);
     expect(await readRollups(env, acc)).toEqual(expectedRollups(events));
     expect(await dailyDrift(env, acc)).toBe(0);
   });

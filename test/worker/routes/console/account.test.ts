@@ -1,6 +1,6 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { Redis } from "@upstash/redis";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { dayOf } from "../../../../schema/periods";
 import worker from "../../../../workers/index";
 import { getSql } from "../../../../workers/stores/db";
@@ -54,11 +54,17 @@ describe("the console's own reads and settings", () => {
     await redis.del(`rl:a:${s.accountId}:test:day:${dayOf(Date.now())}`);
     // No GPU in this tier: a test caller never uses the fallback → 503 no_capacity, quota given back.
     await expectError(await play(VALID_DECIDE), 503, "no_capacity");
-    const events = (await sql().query(
-      "SELECT key_id, mode, status, error_code FROM usage_events WHERE account_id = $1 ORDER BY created_at",
-      [s.accountId],
-    )) as Record<string, unknown>[];
-    expect(events.at(-1)).toMatchObject({ key_id: `playground_${s.accountId}`, mode: "test", status: 503 });
+    // The usage event lands after the answer, with its batch (workers/stores/usage.ts).
+    await vi.waitFor(
+      async () => {
+        const events = (await sql().query(
+          "SELECT key_id, mode, status, error_code FROM usage_events WHERE account_id = $1 ORDER BY created_at",
+          [s.accountId],
+        )) as Record<string, unknown>[];
+        expect(events.at(-1)).toMatchObject({ key_id: `playground_${s.accountId}`, mode: "test", status: 503 });
+      },
+      { timeout: 5_000, interval: 50 },
+    );
   });
 
   it("content logging: off by default; on with 1–30 days; off deletes what was kept", async () => {
