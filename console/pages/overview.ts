@@ -32,10 +32,19 @@ export interface PlanList {
   top_up_packs: Array<{ credit_cents: number; prices: Record<string, number> }>;
 }
 
-/** The plan whose weekly allowance the account has (the overview names no plan id). */
-export function currentPlan(o: Overview, plans: Plan[]): string {
-  if (o.week_allowance_tokens === 0) return "None";
-  return plans.find((p) => p.week_allowance_tokens === o.week_allowance_tokens)?.name ?? "Subscribed";
+/** GET /v1/console/subscription: the account's plan, and a change scheduled for the period's end. */
+export interface Subscription {
+  plan: string | null;
+  status: string | null;
+  pending_downgrade: { plan: string; effective_at: string | null } | null;
+}
+
+/** The subscribed plan's name, with a scheduled downgrade; "None" without a subscription. */
+export function currentPlan(sub: Subscription, plans: Plan[]): string {
+  const name = (id: string) => plans.find((p) => p.id === id)?.name ?? id;
+  if (!sub.plan) return "None";
+  const next = sub.pending_downgrade;
+  return next ? `${name(sub.plan)}, then ${name(next.plan)}` : name(sub.plan);
 }
 
 function stat(label: string, value: string, id: string, detail?: string): HTMLElement {
@@ -50,9 +59,10 @@ function stat(label: string, value: string, id: string, detail?: string): HTMLEl
 
 /** Balance in EUR, tier, plan and the week's allowance left, month-to-date tokens. */
 export async function overviewPage(main: HTMLElement): Promise<void> {
-  const [o, plans] = await Promise.all([
+  const [o, plans, sub] = await Promise.all([
     api<Overview>("GET", "/v1/console/overview"),
     api<PlanList>("GET", "/v1/console/plans"),
+    api<Subscription>("GET", "/v1/console/subscription"),
   ]);
   const balance = stat(
     "Balance",
@@ -75,7 +85,7 @@ export async function overviewPage(main: HTMLElement): Promise<void> {
       ),
       stat(
         "Plan",
-        currentPlan(o, plans.data),
+        currentPlan(sub, plans.data),
         "plan",
         o.week_allowance_tokens ? "weekly allowance first" : "pay as you go from the balance",
       ),
