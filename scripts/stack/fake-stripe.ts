@@ -6,7 +6,9 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import Stripe from "stripe";
 import { freePort } from "./free-port";
-import { parseStripeForm, stringMap } from "./stripe-fake/form";
+import { readBody } from "./read-body";
+import { errorReply, HttpError } from "./stripe-fake/errors";
+import { parseStripeForm } from "./stripe-fake/form";
 import {
   type FakeSession,
   type FakeSubscription,
@@ -21,6 +23,7 @@ import {
   advanceSubscriptions,
   cancelAttachedSchedule,
   createFromSubscription,
+  createProduct,
   type FakeSchedule,
   releaseSchedule,
   type ScheduleWorld,
@@ -43,25 +46,6 @@ export interface FakeStripe {
   setWebhookUrl(url: string): void;
   close(): Promise<void>;
 }
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly param?: string,
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
-
-const read = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 
 const json = (res: ServerResponse, status: number, body: unknown) =>
   res
@@ -195,19 +179,8 @@ export async function startFakeStripe(
         return sub;
       }
     }
-    if (resource === "products" && req.method === "POST" && id === undefined) {
-      const pid = typeof params.id === "string" ? params.id : stripeId("prod");
-      if (world.products.has(pid))
-        throw new HttpError(400, `Product already exists.`, "id", "resource_already_exists");
-      const product = {
-        id: pid,
-        object: "product" as const,
-        name: String(params.name ?? ""),
-        metadata: stringMap(params.metadata),
-      };
-      world.products.set(pid, product);
-      return product;
-    }
+    if (resource === "products" && req.method === "POST" && id === undefined)
+      return createProduct(world, params);
     if (resource === "subscription_schedules") {
       if (req.method === "POST" && id === undefined) return createFromSubscription(world, params);
       if (req.method === "GET" && id && action === undefined) return schedule(id);
@@ -249,7 +222,7 @@ export async function startFakeStripe(
     void (async () => {
       const url = new URL(req.url ?? "/", base);
       const path = url.pathname.split("/").slice(1);
-      const body = await read(req);
+      const body = await readBody(req);
       try {
         if (path[0] === "v1") {
           const key = req.headers["idempotency-key"];
@@ -273,22 +246,8 @@ export async function startFakeStripe(
         }
         throw new HttpError(404, "Not found.");
       } catch (e) {
-        const err =
-          e instanceof HttpError ? e : new HttpError(400, e instanceof Error ? e.message : String(e));
-        const type =
-          err.status === 401
-            ? "authentication_error"
-            : err.status >= 500
-              ? "api_error"
-              : "invalid_request_error";
-        return json(res, err.status, {
-          error: {
-            type,
-            message: err.message,
-            ...(err.code ? { code: err.code } : {}),
-            ...(err.param ? { param: err.param } : {}),
-          },
-        });
+        const reply = errorReply(e);
+        return json(res, reply.status, reply.body);
       }
     })();
   });

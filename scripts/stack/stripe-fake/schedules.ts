@@ -268,3 +268,18 @@ export function advanceSubscriptions(w: ScheduleWorld): void {
     }
   }
 }
+
+/** POST /v1/products: a product with the caller's id (Stripe allows one), refused when it exists. */
+export function createProduct(w: ScheduleWorld, params: Record<string, FormValue>) {
+  const id = typeof params.id === "string" ? params.id : stripeId("prod");
+  if (w.products.has(id))
+    throw new StripeRequestError("Product already exists.", "id", "resource_already_exists");
+  const product = {
+    id,
+    object: "product" as const,
+    name: String(params.name ?? ""),
+    metadata: stringMap(params.metadata),
+  };
+  w.products.set(id, product);
+  return product;
+}
