@@ -3,10 +3,14 @@ import { parseJsonBody } from "../../../workers/decide/parse-json";
 import { ApiError } from "../../../workers/errors";
 import {
   anyRule,
+  booleanRule,
   checkBody,
   emailRule,
   intRule,
+  objectRule,
+  oneOfRule,
   PLAN_ID,
+  parserRule,
   patternRule,
   stringRule,
 } from "../../../workers/routes/console/body";
@@ -33,7 +37,7 @@ describe("the console body checker (spec: “the code reported is the first in t
     expect(failure("[]", SIGN_IN)).toEqual({ code: "invalid_type", param: undefined });
   });
 
-  it("ties go to the body's order; a rule's value is yielded (e-mail trimmed and lower-cased)", () => {
+  it("ties go to the order of the rules; a rule's value is yielded (e-mail trimmed and lower-cased)", () => {
     expect(failure('{"b":"x","a":"y"}', { a: intRule(1, 2), b: intRule(1, 2) })).toEqual({
       code: "invalid_type",
       param: "a",
@@ -49,5 +53,41 @@ describe("the console body checker (spec: “the code reported is the first in t
       code: "unknown_field",
       param: "__proto__",
     });
+  });
+
+  it("a nested object's members join the same precedence, named by their path", () => {
+    const SETTINGS = {
+      log: objectRule("log", { on: booleanRule(), days: intRule(1, 30, false) }),
+      mode: oneOfRule(["live", "test"], false),
+    };
+    expect(failure('{"log":{"on":"yes","days":99}}', SETTINGS)).toEqual({
+      code: "invalid_value",
+      param: "log.days",
+    });
+    expect(failure('{"mode":"prod","log":{"x":1}}', SETTINGS)).toEqual({
+      code: "unknown_field",
+      param: "log.x",
+    });
+    expect(failure('{"mode":"prod","log":{}}', SETTINGS)).toEqual({ code: "missing_field", param: "log.on" });
+    expect(failure('{"mode":7,"log":[]}', SETTINGS)).toEqual({ code: "invalid_type", param: "log" });
+    expect(checkBody(parse('{"log":{"on":true,"days":3},"mode":"test"}'), SETTINGS)).toEqual({
+      log: { on: true, days: 3 },
+      mode: "test",
+    });
+  });
+
+  it("a parser that throws the spec's 422 becomes a rule: its code and message, its parsed value", () => {
+    const even = parserRule((v) => {
+      if (typeof v !== "number")
+        throw new ApiError("invalid_type", { param: "n", message: "`n` must be a number." });
+      if (v % 2) throw new ApiError("invalid_value", { param: "n", message: "`n` must be even." });
+      return v / 2;
+    });
+    expect(failure('{"n":"2","m":"b"}', { n: even, m: oneOfRule(["a"]) })).toEqual({
+      code: "invalid_value",
+      param: "m",
+    });
+    expect(failure('{"n":3}', { n: even })).toEqual({ code: "invalid_value", param: "n" });
+    expect(checkBody(parse('{"n":4}'), { n: even })).toEqual({ n: 2 });
   });
 });

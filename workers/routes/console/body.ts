@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ErrorCode } from "../../../schema/errors";
-import { getMember, isJsonObject, type JsonValue, plainJson } from "../../../schema/json";
+import { getMember, isJsonObject, type JsonObject, type JsonValue, plainJson } from "../../../schema/json";
 import { runFrontDoor } from "../../decide/front-door";
 import { Issues, jsonTypeName } from "../../decide/validate-issues";
 import { ApiError } from "../../errors";
@@ -21,7 +21,16 @@ export const BODY_ERRORS: readonly ErrorCode[] = [
 /** A plan id as bodies carry it (the catalogue decides whether it exists). */
 export const PLAN_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 
-type Problem = { code: "invalid_type" | "invalid_value"; message: string };
+/**
+ * A field's problem; `named` when the message already names the field, `param` when it lies inside the field
+ * (a nested object's member).
+ */
+type Problem = {
+  code: "unknown_field" | "missing_field" | "invalid_type" | "invalid_value";
+  message: string;
+  named?: boolean;
+  param?: string;
+};
 
 /** A body field's rule: required or not, its check (a problem, else null), and the value it yields. */
 export interface FieldRule {
@@ -84,33 +93,93 @@ export const emailRule = (required = true): FieldRule => ({
   parse: (v) => (v as string).trim().toLowerCase(),
 });
 
+/** A boolean. */
+export const booleanRule = (required = true): FieldRule => ({
+  required,
+  check: (v) => (typeof v === "boolean" ? null : wrongType("a boolean", v)),
+});
+
+/** One of `values`. */
+export const oneOfRule = (values: readonly string[], required = true): FieldRule => ({
+  required,
+  check: (v) =>
+    typeof v !== "string"
+      ? wrongType("a string", v)
+      : values.includes(v)
+        ? null
+        : { code: "invalid_value", message: `Must be one of ${values.join(", ")}.` },
+});
+
+/**
+ * A rule from a parser that throws the spec's 422 `invalid_type` / `invalid_value` for its field (its message
+ * kept); the parsed value is what the field yields.
+ */
+export const parserRule = (parse: (v: unknown) => unknown, required = false): FieldRule => ({
+  required,
+  check: (v) => {
+    try {
+      parse(plainJson(v));
+      return null;
+    } catch (e) {
+      if (e instanceof ApiError && (e.code === "invalid_type" || e.code === "invalid_value"))
+        return { code: e.code, message: e.message, named: true };
+      throw e;
+    }
+  },
+  parse: (v) => parse(plainJson(v)),
+});
+
 /** A field the route checks itself afterwards (present or absent only). */
 export const anyRule = (required = false): FieldRule => ({ required, check: () => null });
 
 /**
  * Checks a parsed body against its fields: every violation is collected and the one reported is the first
  * by the spec's precedence (`unknown_field`, `missing_field`, `invalid_value`, `invalid_type`), ties to the
- * body's order. A body that is not an object → 422 `invalid_type`. Returns the checked fields.
+ * order of the rules. A body that is not an object → 422 `invalid_type`. Returns the checked fields.
  */
 export function checkBody(body: JsonValue, rules: Record<string, FieldRule>): Record<string, unknown> {
   if (!isJsonObject(body)) throw new ApiError("invalid_type", { message: "The body must be a JSON object." });
-  const issues = new Issues();
-  const out: Record<string, unknown> = {};
-  for (const [k] of body.entries)
-    if (!Object.hasOwn(rules, k)) issues.add("unknown_field", k, `Unknown field \`${k}\`.`);
-  for (const [name, rule] of Object.entries(rules)) {
-    const v = getMember(body, name);
-    if (v === undefined) {
-      if (rule.required) issues.add("missing_field", name, `\`${name}\` is required.`);
-      continue;
-    }
-    const bad = rule.check(v);
-    if (bad) issues.add(bad.code, name, `\`${name}\`: ${bad.message}`);
-    else out[name] = rule.parse ? rule.parse(v) : plainJson(v);
-  }
+  const { issues, out } = checkMembers(body, rules, "");
   issues.throwFirst();
   return out;
 }
+
+function checkMembers(
+  body: JsonObject,
+  rules: Record<string, FieldRule>,
+  prefix: string,
+): { issues: Issues; out: Record<string, unknown> } {
+  const issues = new Issues();
+  const out: Record<string, unknown> = {};
+  for (const [k] of body.entries)
+    if (!Object.hasOwn(rules, k)) issues.add("unknown_field", prefix + k, `Unknown field \`${prefix}${k}\`.`);
+  for (const [name, rule] of Object.entries(rules)) {
+    const param = prefix + name;
+    const v = getMember(body, name);
+    if (v === undefined) {
+      if (rule.required) issues.add("missing_field", param, `\`${param}\` is required.`);
+      continue;
+    }
+    const bad = rule.check(v);
+    if (bad)
+      issues.add(bad.code, bad.param ?? param, bad.named ? bad.message : `\`${param}\`: ${bad.message}`);
+    else out[name] = rule.parse ? rule.parse(v) : plainJson(v);
+  }
+  return { issues, out };
+}
+
+/** A nested object with its own member rules; its first problem by precedence names the member's path. */
+export const objectRule = (name: string, rules: Record<string, FieldRule>, required = true): FieldRule => ({
+  required,
+  check: (v) => {
+    if (!isJsonObject(v)) return wrongType("an object", v);
+    const first = checkMembers(v, rules, `${name}.`).issues.first();
+    return first
+      ? { code: first.code as Problem["code"], message: first.message, named: true, param: first.param }
+      : null;
+  },
+  parse: (v) => checkMembers(v as JsonObject, rules, `${name}.`).out,
+});
 
 /** A console body read and checked: the parsed body (for fingerprints), its fields, the idempotency key. */
 export interface ConsoleBody {
@@ -131,45 +200,3 @@ export async function readConsoleBody(
   const { body, idempotencyKey } = await runFrontDoor(c);
   return { body, fields: checkBody(body, rules), idempotencyKey };
 }
-
-/**
- * For routes whose fields need their own parsers: the body read as `readConsoleBody` does, `allowed` and
- * `required` checked by precedence, and the fields handed back as plain values.
- */
-export async function readJsonObject(
-  c: Context<AppEnv>,
-  fields: { allowed: readonly string[]; required?: readonly string[] },
-): Promise<Record<string, unknown>> {
-  const required = new Set(fields.required ?? []);
-  const rules = Object.fromEntries(fields.allowed.map((k) => [k, anyRule(required.has(k))]));
-  return (await readConsoleBody(c, rules)).fields;
-}
-
-/** A field checked after `readJsonObject`, with a rule; `param` names it in errors (default: its name). */
-export function checkField<T = unknown>(
-  body: Record<string, unknown>,
-  name: string,
-  rule: FieldRule,
-  param = name,
-): T {
-  const v = body[name] as JsonValue;
-  const bad = rule.check(v);
-  if (bad) throw new ApiError(bad.code, { param, message: `\`${name}\`: ${bad.message}` });
-  return (rule.parse ? rule.parse(v) : v) as T;
-}
-
-/** A string field of `min`–`max` characters (422 `invalid_type` / `invalid_value`). */
-export const stringField = (body: Record<string, unknown>, name: string, min: number, max: number) =>
-  checkField<string>(body, name, stringRule(min, max));
-
-/** An integer field from `min` to `max`; `param` names it in errors (default: its name). */
-export const intField = (
-  body: Record<string, unknown>,
-  name: string,
-  min: number,
-  max: number,
-  param = name,
-) => checkField<number>(body, name, intRule(min, max), param);
-
-/** The `email` field, trimmed and lower-cased. */
-export const emailField = (body: Record<string, unknown>) => checkField<string>(body, "email", emailRule());

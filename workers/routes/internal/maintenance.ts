@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors";
-import { BODY_ERRORS, readJsonObject } from "../console/body";
+import { BODY_ERRORS, booleanRule, intRule, readConsoleBody } from "../console/body";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 
@@ -27,18 +27,15 @@ export const setMaintenance = endpoint(
     errors: [...BODY_ERRORS, "maintenance"],
   },
   async function setMaintenanceHandler(c) {
-    const body = await readJsonObject(c, {
-      allowed: ["enabled", "retry_after_seconds"],
-      required: ["enabled"],
+    const { fields } = await readConsoleBody(c, {
+      enabled: booleanRule(),
+      retry_after_seconds: intRule(1, 3600, false),
     });
-    if (typeof body.enabled !== "boolean") throw new ApiError("invalid_type", { param: "enabled" });
-    const wait = body.retry_after_seconds ?? 60;
-    if (typeof wait !== "number") throw new ApiError("invalid_type", { param: "retry_after_seconds" });
-    if (!Number.isInteger(wait) || wait < 1 || wait > 3600)
-      throw new ApiError("invalid_value", { param: "retry_after_seconds" });
-    await c.var.maintenance.set({ enabled: body.enabled, retryAfterSeconds: wait }).catch(() => {
+    const enabled = fields.enabled as boolean;
+    const wait = (fields.retry_after_seconds as number | undefined) ?? 60;
+    await c.var.maintenance.set({ enabled, retryAfterSeconds: wait }).catch(() => {
       throw new ApiError("maintenance", { message: "The switch could not be saved." });
     });
-    return c.json({ object: "maintenance" as const, enabled: body.enabled, retry_after_seconds: wait }, 200);
+    return c.json({ object: "maintenance" as const, enabled, retry_after_seconds: wait }, 200);
   },
 );

@@ -97,6 +97,20 @@ describe("the console's own reads and settings", () => {
       "content_logging.enabled",
     );
     await expectError(await patch({ content_logging: {} }), 422, "missing_field", "content_logging.enabled");
+    // Several broken members: the first by the spec's precedence, whatever their order.
+    await expectError(
+      await patch({ content_logging: { enabled: "yes", retention_days: 99 } }),
+      422,
+      "invalid_value",
+      "content_logging.retention_days",
+    );
+    await expectError(
+      await patch({ content_logging: { retention_days: "x", keep: 1 } }),
+      422,
+      "unknown_field",
+      "content_logging.keep",
+    );
+    await expectError(await patch({ content_logging: [] }), 422, "invalid_type", "content_logging");
     await expectError(await patch({}), 422, "missing_field", "content_logging");
 
     await sql().query(

@@ -87,6 +87,11 @@ describe("console keys: create, list, change, revoke", () => {
       [{ name: "x", mode: "live", expires_at: "2001-01-01T00:00:00Z" }, "invalid_value", "expires_at"],
       [{ mode: "live" }, "missing_field", "name"],
       [{ name: "x", mode: "live", secret: "mine" }, "unknown_field", "secret"],
+      // Several broken fields: the first code by the spec's precedence, whatever the fields' order.
+      [{ name: 5, mode: "prod" }, "invalid_value", "mode"],
+      [{ scopes: "decide", name: "x", mode: "live", rpm_limit: 0 }, "invalid_value", "rpm_limit"],
+      [{ name: 5, expires_at: 7, secret: "mine" }, "unknown_field", "secret"],
+      [{ name: 5, expires_at: 7 }, "missing_field", "mode"],
     ];
     for (const [body, code, param] of refused) await expectError(await create(s, body), 422, code, param);
     expect((await create(s, { name: "n".repeat(64), mode: "live" })).status).toBe(201);
@@ -109,6 +114,7 @@ describe("console keys: create, list, change, revoke", () => {
     });
     await expectError(await patch({ rpm_limit: 301 }), 422, "invalid_value", "rpm_limit");
     await expectError(await patch({ mode: "test" }), 422, "unknown_field", "mode");
+    await expectError(await patch({ name: 7, scopes: [] }), 422, "invalid_value", "scopes");
   });
 
   it("unknown, malformed or another account's key id → 404 key_not_found", async () => {

@@ -9,10 +9,9 @@ import {
   parseLimit,
   parseScopes,
 } from "../../../accounts/key-management";
-import { ApiError } from "../../../errors";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, readJsonObject, stringField } from "../body";
+import { BODY_ERRORS, oneOfRule, parserRule, readConsoleBody, stringRule } from "../body";
 
 /**
  * POST /v1/console/keys: body `{name, mode, scopes?, rpm_limit?, tpm_limit?, expires_at?}`. Scopes default to
@@ -30,23 +29,25 @@ export const createKey = endpoint(
     errors: BODY_ERRORS,
   },
   async function createKeyHandler(c) {
-    const body = await readJsonObject(c, {
-      allowed: ["name", "mode", "scopes", "rpm_limit", "tpm_limit", "expires_at"],
-      required: ["name", "mode"],
+    // Every field by the spec's precedence first; the limits against the account's caps once it is read.
+    const { fields } = await readConsoleBody(c, {
+      name: stringRule(1, 64),
+      mode: oneOfRule(["live", "test"]),
+      scopes: parserRule(parseScopes),
+      rpm_limit: parserRule((v) => parseLimit(v, "rpm_limit", Number.MAX_SAFE_INTEGER)),
+      tpm_limit: parserRule((v) => parseLimit(v, "tpm_limit", Number.MAX_SAFE_INTEGER)),
+      expires_at: parserRule((v) => parseExpiry(v)),
     });
-    const name = stringField(body, "name", 1, 64);
-    const mode = stringField(body, "mode", 1, 8);
-    if (mode !== "live" && mode !== "test")
-      throw new ApiError("invalid_value", { param: "mode", message: "`mode` is `live` or `test`." });
+    const mode = fields.mode as "live" | "test";
     const account = await currentAccount(c.var, c.var.session.accountId);
     const caps = accountCaps(account, mode);
     const { key, secret } = await makeKey(c.var.db, account.id, {
-      name,
+      name: fields.name as string,
       mode,
-      scopes: body.scopes === undefined ? [...SCOPES] : parseScopes(body.scopes),
-      rpmLimit: body.rpm_limit === undefined ? null : parseLimit(body.rpm_limit, "rpm_limit", caps.rpm),
-      tpmLimit: body.tpm_limit === undefined ? null : parseLimit(body.tpm_limit, "tpm_limit", caps.tpm),
-      expiresAt: parseExpiry(body.expires_at),
+      scopes: (fields.scopes as string[] | undefined) ?? [...SCOPES],
+      rpmLimit: fields.rpm_limit === undefined ? null : parseLimit(fields.rpm_limit, "rpm_limit", caps.rpm),
+      tpmLimit: fields.tpm_limit === undefined ? null : parseLimit(fields.tpm_limit, "tpm_limit", caps.tpm),
+      expiresAt: (fields.expires_at as number | null | undefined) ?? null,
     });
     c.header("cache-control", "no-store");
     return c.json({ ...keyJson(key), secret }, 201);

@@ -11,7 +11,7 @@ import {
 } from "../../../accounts/key-management";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, readJsonObject, stringField } from "../body";
+import { BODY_ERRORS, parserRule, readConsoleBody, stringRule } from "../body";
 
 export const KeyPathParams = z.object({
   id: z.string().openapi({ example: "key_01JD0000000000000000000000" }),
@@ -32,16 +32,21 @@ export const updateKey = endpoint(
   async function updateKeyHandler(c) {
     const accountId = c.var.session.accountId;
     const key = await findKey(c.var.db, accountId, c.req.param("id") ?? "");
-    const body = await readJsonObject(c, { allowed: ["name", "scopes", "rpm_limit", "tpm_limit"] });
+    const { fields } = await readConsoleBody(c, {
+      name: stringRule(1, 64, false),
+      scopes: parserRule(parseScopes),
+      rpm_limit: parserRule((v) => parseLimit(v, "rpm_limit", Number.MAX_SAFE_INTEGER)),
+      tpm_limit: parserRule((v) => parseLimit(v, "tpm_limit", Number.MAX_SAFE_INTEGER)),
+    });
     const caps = accountCaps(await currentAccount(c.var, accountId), key.mode);
     const saved = await saveKey(c.var.db, {
       ...key,
-      name: body.name === undefined ? key.name : stringField(body, "name", 1, 64),
-      scopes: body.scopes === undefined ? key.scopes : parseScopes(body.scopes),
+      name: (fields.name as string | undefined) ?? key.name,
+      scopes: (fields.scopes as string[] | undefined) ?? key.scopes,
       rpmLimit:
-        body.rpm_limit === undefined ? key.rpmLimit : parseLimit(body.rpm_limit, "rpm_limit", caps.rpm),
+        fields.rpm_limit === undefined ? key.rpmLimit : parseLimit(fields.rpm_limit, "rpm_limit", caps.rpm),
       tpmLimit:
-        body.tpm_limit === undefined ? key.tpmLimit : parseLimit(body.tpm_limit, "tpm_limit", caps.tpm),
+        fields.tpm_limit === undefined ? key.tpmLimit : parseLimit(fields.tpm_limit, "tpm_limit", caps.tpm),
     });
     return c.json(keyJson(saved), 200);
   },

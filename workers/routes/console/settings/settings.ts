@@ -1,13 +1,12 @@
 import { SettingsObject } from "../../../../schema/console";
 import { currentAccount } from "../../../accounts/current-account";
 import { orMaintenance } from "../../../accounts/unavailable";
-import { ApiError } from "../../../errors";
 import type { AccountRow } from "../../../stores/accounts";
 import { setContentLogDays } from "../../../stores/accounts";
 import { deleteAccountContentLogs } from "../../../stores/content-logs";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, intField, readJsonObject } from "../body";
+import { BODY_ERRORS, booleanRule, intRule, objectRule, readConsoleBody } from "../body";
 
 function settingsJson(a: AccountRow) {
   return {
@@ -48,29 +47,14 @@ export const updateSettings = endpoint(
     errors: BODY_ERRORS,
   },
   async function updateSettingsHandler(c) {
-    const body = await readJsonObject(c, { allowed: ["content_logging"], required: ["content_logging"] });
-    const cl = body.content_logging;
-    if (cl === null || typeof cl !== "object" || Array.isArray(cl))
-      throw new ApiError("invalid_type", {
-        param: "content_logging",
-        message: "`content_logging` must be an object.",
-      });
-    const log = cl as Record<string, unknown>;
-    const unknown = Object.keys(log).find((k) => k !== "enabled" && k !== "retention_days");
-    if (unknown) throw new ApiError("unknown_field", { param: `content_logging.${unknown}` });
-    if (!("enabled" in log)) throw new ApiError("missing_field", { param: "content_logging.enabled" });
-    if (typeof log.enabled !== "boolean")
-      throw new ApiError("invalid_type", {
-        param: "content_logging.enabled",
-        message: "`enabled` must be a boolean.",
-      });
-    let days: number | null = null;
-    if (log.enabled) {
-      days =
-        log.retention_days === undefined
-          ? 7
-          : intField(log, "retention_days", 1, 30, "content_logging.retention_days");
-    }
+    const { fields } = await readConsoleBody(c, {
+      content_logging: objectRule("content_logging", {
+        enabled: booleanRule(),
+        retention_days: intRule(1, 30, false),
+      }),
+    });
+    const log = fields.content_logging as { enabled: boolean; retention_days?: number };
+    const days = log.enabled ? (log.retention_days ?? 7) : null;
     const accountId = c.var.session.accountId;
     const saved = await orMaintenance("accounts", async () => {
       const row = await setContentLogDays(c.var.db, accountId, days);
