@@ -61,7 +61,11 @@ describe("the console's own reads and settings", () => {
           "SELECT key_id, mode, status, error_code FROM usage_events WHERE account_id = $1 ORDER BY created_at",
           [s.accountId],
         )) as Record<string, unknown>[];
-        expect(events.at(-1)).toMatchObject({ key_id: `playground_${s.accountId}`, mode: "test", status: 503 });
+        expect(events.at(-1)).toMatchObject({
+          key_id: `playground_${s.accountId}`,
+          mode: "test",
+          status: 503,
+        });
       },
       { timeout: 5_000, interval: 50 },
     );
