@@ -39,8 +39,8 @@ export interface GateFit {
   relevance_weight?: number;
 }
 
-/** A feature row with, for check, R̄ in both units. */
-export type GateRow = Row & { rel?: { sum: number; per_token: number } };
+/** A feature row with, for check, R̄ in both units, and its weight in the fit (default 1). */
+export type GateRow = Row & { rel?: { sum: number; per_token: number }; w?: number };
 
 export function gateProbs(r: GateRow, fit: GateFit, spec: GateSpec): number[] {
   const z = phraseLogits(r.f, fit.method, spec.base.mode !== "raw");
@@ -49,9 +49,12 @@ export function gateProbs(r: GateRow, fit: GateFit, spec: GateSpec): number[] {
   return fit.gate ? gated(r.f, z, fit.gate) : softmax(z);
 }
 
+const weight = (rs: GateRow[]) => rs.reduce((t, r) => t + (r.w ?? 1), 0);
 const nllOf = (rs: GateRow[], fit: GateFit, spec: GateSpec) =>
-  rs.reduce((t, r) => t - Math.log(Math.max(1e-12, gateProbs(r, fit, spec)[r.answer] as number)), 0) /
-  Math.max(1, rs.length);
+  rs.reduce(
+    (t, r) => t - (r.w ?? 1) * Math.log(Math.max(1e-12, gateProbs(r, fit, spec)[r.answer] as number)),
+    0,
+  ) / Math.max(1e-12, weight(rs));
 
 /** Feature means and standard deviations on `rs` under the unfitted base map (scale 1, free weight −1). */
 function featureStats(rs: Row[], spec: GateSpec) {
@@ -160,7 +163,7 @@ export function fitGate(train: GateRow[], spec: GateSpec): GateFit {
   };
 }
 
-/** k-fold cross-validated NLL on `rows` (fold = index mod k): how a spec generalises within train. */
+/** k-fold cross-validated (weighted) NLL on `rows` (fold = index mod k): how a spec generalises within train. */
 export function cvNll(rs: GateRow[], spec: GateSpec, k = 5): number {
   let total = 0;
   for (let f = 0; f < k; f++) {
@@ -169,9 +172,9 @@ export function cvNll(rs: GateRow[], spec: GateSpec, k = 5): number {
       spec,
     );
     const test = rs.filter((_, i) => i % k === f);
-    total += nllOf(test, fit, spec) * test.length;
+    total += nllOf(test, fit, spec) * weight(test);
   }
-  return total / rs.length;
+  return total / weight(rs);
 }
 
 export const trainNll = nllOf;
