@@ -56,6 +56,11 @@ export interface RawScores {
   scores: number[][];
   /** Per question, the number of tokens scored per outcome (for length normalisation). */
   tokensPerOutcome: number[][];
+  /**
+   * Per question asked for it (`prepare`'s `relevance`), log P(question prompt | state prefix): the sum of its
+   * prompt tokens' log-probabilities, and how many tokens that is; undefined for the others.
+   */
+  promptLogProbs?: ({ lp: number; tokens: number } | undefined)[];
   meter: Meter;
 }
 
@@ -67,6 +72,8 @@ interface Plan {
   tree: PromptNode[];
   /** Longest stretch the sequence must hold at once. */
   peakTokens: number;
+  /** Questions whose prompt log-probability is read too (after all answers; see `score`). */
+  relevance?: boolean[];
 }
 
 /** A tokenized, planned request (`Scorer.prepare`): check its size before queueing, then score it as is. */
@@ -78,8 +85,16 @@ export interface PreparedRequest {
 export interface Scorer {
   readonly model: LlamaModel;
   readonly contextSize: number;
-  /** Tokenizes and plans a request once; `score` then runs that plan. */
-  prepare(state: string, questions: ScoreQuestion[], framing: Framing): PreparedRequest;
+  /**
+   * Tokenizes and plans a request once; `score` then runs that plan. `relevance[i]`: also read question i's
+   * prompt log-probability (`RawScores.promptLogProbs`).
+   */
+  prepare(
+    state: string,
+    questions: ScoreQuestion[],
+    framing: Framing,
+    relevance?: boolean[],
+  ): PreparedRequest;
   /** Scores every question of a prepared request on one sequence; see `openScorer` for the evaluation order. */
   score(prepared: PreparedRequest): Promise<RawScores>;
   /** `prepare` + `score`. */
@@ -99,7 +114,13 @@ const minSharedTokens = (position: number) => Math.max(2, Math.ceil(12.5 / (1 + 
 const lastText = (pieces: Piece[]) =>
   [...pieces].reverse().find((p) => p.text.length && !p.special)?.text ?? "";
 
-function plan(model: LlamaModel, state: string, questions: ScoreQuestion[], framing: Framing): Plan {
+function plan(
+  model: LlamaModel,
+  state: string,
+  questions: ScoreQuestion[],
+  framing: Framing,
+  relevance?: boolean[],
+): Plan {
   const prefix = tokenizePieces(model, framing.statePrefix(state));
   let peak = prefix.length;
   const qs = questions.map((q) => {
@@ -118,7 +139,7 @@ function plan(model: LlamaModel, state: string, questions: ScoreQuestion[], fram
     qs.map((q) => q.prompt),
     { maxSplitTokens: FA_TILE_ROWS, minSaved: minSharedTokens(prefix.length) },
   );
-  return { prefix, questions: qs, tree, peakTokens: peak };
+  return { prefix, questions: qs, tree, peakTokens: peak, ...(relevance?.some(Boolean) && { relevance }) };
 }
 
 /**
@@ -218,7 +239,30 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
       }
     };
     await walk(p.tree);
-    return { scores, tokensPerOutcome, meter };
+    if (!p.relevance) return { scores, tokensPerOutcome, meter };
+    // After every answer (which stay as they were): each asked prompt again, read token by token on top of the
+    // state prefix but its last token, whose read gives the prompt's first token.
+    const promptLogProbs: RawScores["promptLogProbs"] = p.questions.map(() => undefined);
+    const start = Math.max(0, p.prefix.length - 1);
+    for (const [qi, q] of p.questions.entries()) {
+      if (!p.relevance[qi]) continue;
+      const tokens = [...p.prefix.slice(start), ...q.prompt];
+      let lp = 0;
+      for (let i = 0; i < tokens.length - 1; i += FA_TILE_ROWS - 1) {
+        await rewind(start + i);
+        const chunk = tokens.slice(i, Math.min(tokens.length - 1, i + FA_TILE_ROWS - 1));
+        const out = await run(
+          chunk.map((t, j) =>
+            nextItem(t as Token, [{ token: tokens[i + j + 1] as Token, children: [], ends: [] }]),
+          ),
+        );
+        chunk.forEach((_, j) => {
+          lp += logProbs(out[j]).get(tokens[i + j + 1] as Token) ?? Number.NEGATIVE_INFINITY;
+        });
+      }
+      promptLogProbs[qi] = { lp, tokens: tokens.length - 1 };
+    }
+    return { scores, tokensPerOutcome, promptLogProbs, meter };
   }
 
   const scorePlan = async (prepared: PreparedRequest) => {
@@ -230,7 +274,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   return {
     model,
     contextSize,
-    prepare: (state, questions, framing) => plan(model, state, questions, framing),
+    prepare: (state, questions, framing, relevance) => plan(model, state, questions, framing, relevance),
     score: scorePlan,
     rawScores: (state, questions, framing) => scorePlan(plan(model, state, questions, framing)),
     async close() {

@@ -25,27 +25,31 @@ import {
 
 export const PHRASING_IDS = Object.keys(PHRASINGS);
 const PATH = join(CACHE_DIR, "phrasings.jsonl");
+export const RELEVANCE_PATH = join(CACHE_DIR, "relevance.jsonl");
 
 export interface PhrasedScores {
   scores: number[];
   tokens: number[];
+  /** log P(question prompt | state prefix) and its token count (`score-relevance.ts` only). */
+  lp?: number;
+  lpTokens?: number;
 }
 
-const keyOf = (f: Framing, state: string, it: EvalItem) =>
+export const keyOf = (f: Framing, state: string, it: EvalItem) =>
   createHash("sha256")
     .update(JSON.stringify([f.id, state, f.questionPrompt(it.question), f.continuations(it.question)]))
     .digest("hex")
     .slice(0, 20);
 
 /** Cached scores: key(phrasing, state, question) → scores. */
-export function readPhrasingCache(): Map<string, PhrasedScores> {
+export function readPhrasingCache(path = PATH): Map<string, PhrasedScores> {
   const m = new Map<string, PhrasedScores>();
-  if (!existsSync(PATH)) return m;
-  for (const line of readFileSync(PATH, "utf8").split("\n")) {
+  if (!existsSync(path)) return m;
+  for (const line of readFileSync(path, "utf8").split("\n")) {
     if (!line.trim()) continue;
     try {
       const r = JSON.parse(line) as PhrasedScores & { key: string };
-      m.set(r.key, { scores: r.scores, tokens: r.tokens });
+      m.set(r.key, { scores: r.scores, tokens: r.tokens, lp: r.lp, lpTokens: r.lpTokens });
     } catch {
       // torn last line of an interrupted run
     }

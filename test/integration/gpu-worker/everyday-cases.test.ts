@@ -9,7 +9,7 @@ import { ALIASES } from "../../../schema/models";
 
 // Everyday questions a new user asks first, on the real model with the calibration the alias `svc-1` serves.
 // Written before any tuning of framing or calibration (issue #13); the cases are not part of the fit.
-// KNOWN GAP (docs/quality.md, "Phrasings and partial contextual calibration"): SmolLM2-135M has almost no signal
+// KNOWN GAP (docs/quality.md, "A gate for pick, the relevance feature, rate refitted"): SmolLM2-135M has almost no signal
 // on yes/no questions about text, so no honest calibration gets the README pair to 0.8 / 0.2. Cases the version
 // `svc-1` resolves to gets wrong run as `it.fails`: they keep the expectation as written and turn red the day a
 // model or method meets it, so the list is updated on purpose rather than silently.
@@ -108,7 +108,6 @@ const CASES: [string, ScoreQuestion, number, "gap"?][] = [
     "Thanks for the newsletter, nice read.",
     choose("rate", "How urgent is this message?", ["low", "medium", "high"]),
     0,
-    "gap",
   ],
   [
     "Bonjour, je voudrais annuler ma commande.",

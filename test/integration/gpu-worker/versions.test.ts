@@ -44,7 +44,7 @@ describe("versions served by one worker", () => {
     expect(body.calibration).toBe(findModel(model)?.calibration);
   });
 
-  it.each(["svc-1.0.0", "svc-1.1.0"])(
+  it.each(["svc-1.0.0", "svc-1.1.0", "svc-1.2.0"])(
     "the old exact version %s is recomputed byte for byte (a replay of an original stays identical)",
     async (model) => {
       const a = ScoreResponse.parse(await (await call(model)).json());
