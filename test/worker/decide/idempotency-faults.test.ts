@@ -11,8 +11,9 @@ import { buildServices } from "../../../workers/services";
 import type { AdmissionStore } from "../../../workers/stores/admission";
 import { type IdempotencyRecord, RUNNING_LEASE_MS, recordKey } from "../../../workers/stores/idempotency";
 import { StoreUnavailableError } from "../../../workers/stores/redis";
+import { decideWithKey, FUNDS, fundedLiveAccount, lapseRecord } from "../../support/idempotency";
 import { uniformScore } from "../../support/uniform-engine";
-import { bearer, expectError, seed, VALID_DECIDE } from "../../support/worker-http";
+import { expectError } from "../../support/worker-http";
 
 const env = cfEnv as unknown as Env;
 const redis = new Redis({ url: env.UPSTASH_REDIS_REST_URL!, token: env.UPSTASH_REDIS_REST_TOKEN! });
@@ -33,50 +34,24 @@ function app(failCompletion = false) {
   });
 }
 
-async function decide(a: ReturnType<typeof app>, secret: string, key: string): Promise<Response> {
-  return a.request(
-    "/v1/decide",
-    {
-      method: "POST",
-      headers: { ...bearer(secret), "content-type": "application/json", "idempotency-key": key },
-      body: VALID_DECIDE,
-    },
-    env,
-  );
-}
-
-async function funded() {
-  const acct = await seed({ keys: [{ mode: "live" }] });
-  const ledger = buildServices(env).ledger(acct.accountId);
-  await ledger.credit({ account_id: acct.accountId, payment_id: "pay", amount_micro_cents: 1_000_000_000 });
-  return { acct, ledger, key: acct.keys[0]! };
-}
-
-/** Moves a record's `updated_at` back past the running lease, as if its owner had stalled that long. */
-async function lapse(keyId: string, idempotencyKey: string): Promise<void> {
-  const k = recordKey(keyId, await sha256Hex(idempotencyKey));
-  const rec = (await redis.get<IdempotencyRecord>(k))!;
-  await redis.set(k, { ...rec, updated_at: Date.now() - RUNNING_LEASE_MS - 1_000 }, { px: 60_000 });
-}
-
 describe("'idempotency never charges twice' when the completion write fails or the lease lapses", () => {
   it("completed write refused → retries get 409 while the lease runs, then the original replayed from the ledger, charged once", async () => {
-    const { ledger, key } = await funded();
-    const first = await decide(app(true), key.secret, "k-lost-completion");
+    const { ledger, key } = await fundedLiveAccount();
+    const first = await decideWithKey(app(true), key.secret, "k-lost-completion");
     expect(first.status).toBe(200);
     const original = (await first.json()) as { id: string; usage: { charge_micro_cents: number } };
     const after = (await ledger.balance()).balance_micro_cents;
-    expect(after).toBe(1_000_000_000 - original.usage.charge_micro_cents);
+    expect(after).toBe(FUNDS - original.usage.charge_micro_cents);
 
     await expectError(
-      await decide(app(), key.secret, "k-lost-completion"),
+      await decideWithKey(app(), key.secret, "k-lost-completion"),
       409,
       "idempotency_in_progress",
       "idempotency-key",
     );
-    await lapse(key.id, "k-lost-completion");
+    await lapseRecord(key.id, "k-lost-completion");
     for (let i = 0; i < 2; i++) {
-      const retry = await decide(app(), key.secret, "k-lost-completion");
+      const retry = await decideWithKey(app(), key.secret, "k-lost-completion");
       expect(retry.status).toBe(200);
       expect(retry.headers.get("idempotent-replayed")).toBe("true");
       const body = (await retry.json()) as { id: string; usage: unknown };
@@ -87,7 +62,7 @@ describe("'idempotency never charges twice' when the completion write fails or t
   });
 
   it("an owner that was debited and never recorded an answer is refunded when a retry takes its lapsed record over", async () => {
-    const { acct, ledger, key } = await funded();
+    const { acct, ledger, key } = await fundedLiveAccount();
     const services = buildServices(env);
     const owner = "req_01JDLAPSEDOWNER00000000000";
     const charge = await takeCharge(services, acct.accountId, "live", owner, {
@@ -107,11 +82,11 @@ describe("'idempotency never charges twice' when the completion write fails or t
     };
     await redis.set(k, stalled, { px: 60_000 });
 
-    const retry = await decide(app(), key.secret, "k-crashed");
+    const retry = await decideWithKey(app(), key.secret, "k-crashed");
     expect(retry.status).toBe(200);
     const body = (await retry.json()) as { id: string; usage: { charge_micro_cents: number } };
     expect(body.id).not.toBe(owner);
-    expect((await ledger.balance()).balance_micro_cents).toBe(1_000_000_000 - body.usage.charge_micro_cents);
+    expect((await ledger.balance()).balance_micro_cents).toBe(FUNDS - body.usage.charge_micro_cents);
     expect(charge.usage.charge_micro_cents).toBeGreaterThan(0);
   });
 });

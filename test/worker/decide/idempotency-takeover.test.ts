@@ -1,8 +1,6 @@
 import { env as cfEnv } from "cloudflare:test";
-import { Redis } from "@upstash/redis";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../../schema/canonical-json";
 import type { ScoreRequest } from "../../../schema/engine-protocol";
 import { createApp } from "../../../workers/app";
 import type { Engine } from "../../../workers/clients/engine";
@@ -10,14 +8,12 @@ import type { Env } from "../../../workers/env";
 import type { Ledger } from "../../../workers/ledger/stub";
 import { buildServices } from "../../../workers/services";
 import type { AdmissionStore } from "../../../workers/stores/admission";
-import { type IdempotencyRecord, RUNNING_LEASE_MS, recordKey } from "../../../workers/stores/idempotency";
 import { StoreUnavailableError } from "../../../workers/stores/redis";
+import { decideWithKey, FUNDS, fundedLiveAccount, lapseRecord } from "../../support/idempotency";
 import { uniformScore } from "../../support/uniform-engine";
-import { bearer, expectError, seed, VALID_DECIDE } from "../../support/worker-http";
+import { expectError, seed } from "../../support/worker-http";
 
 const env = cfEnv as unknown as Env;
-const redis = new Redis({ url: env.UPSTASH_REDIS_REST_URL!, token: env.UPSTASH_REDIS_REST_TOKEN! });
-const FUNDS = 1_000_000_000;
 
 /** Faults one call meets (each defaults to off). */
 interface Faults {
@@ -73,33 +69,7 @@ function app(faults: Faults = {}) {
   });
 }
 
-async function decide(faults: Faults, secret: string, key: string): Promise<Response> {
-  return app(faults).request(
-    "/v1/decide",
-    {
-      method: "POST",
-      headers: { ...bearer(secret), "content-type": "application/json", "idempotency-key": key },
-      body: VALID_DECIDE,
-    },
-    env,
-  );
-}
-
-async function funded() {
-  const acct = await seed({ keys: [{ mode: "live" }] });
-  const ledger = buildServices(env).ledger(acct.accountId);
-  await ledger.credit({ account_id: acct.accountId, payment_id: "pay", amount_micro_cents: FUNDS });
-  const spent = async () => FUNDS - (await ledger.balance()).balance_micro_cents;
-  return { key: acct.keys[0]!, spent };
-}
-
-/** Moves a `running` record's `updated_at` back past the lease, as if its owner had stalled that long. */
-async function lapse(keyId: string, idempotencyKey: string): Promise<void> {
-  const k = recordKey(keyId, await sha256Hex(idempotencyKey));
-  const rec = await redis.get<IdempotencyRecord>(k);
-  if (rec?.status !== "running") return;
-  await redis.set(k, { ...rec, updated_at: Date.now() - RUNNING_LEASE_MS - 1_000 }, { px: 60_000 });
-}
+const decide = (faults: Faults, secret: string, key: string) => decideWithKey(app(faults), secret, key);
 
 interface Served {
   id: string;
@@ -124,10 +94,10 @@ async function expectUnavailable(res: Response): Promise<void> {
 
 describe("'idempotency never charges twice': a lapsed owner is settled exactly once, whoever reaches the ledger", () => {
   it("completion kept by the ledger + lease lapsed + ledger down at takeover → 503 retry-after, then the original replayed, charged once", async () => {
-    const { key, spent } = await funded();
+    const { key, spent } = await fundedLiveAccount();
     const original = await served(await decide({ lostCompletion: true }, key.secret, "k-triple"));
     expect(original.replayed).toBe(false);
-    await lapse(key.id, "k-triple");
+    await lapseRecord(key.id, "k-triple");
 
     await expectUnavailable(await decide({ settleDown: true }, key.secret, "k-triple"));
     for (let i = 0; i < 2; i++) {
@@ -138,9 +108,9 @@ describe("'idempotency never charges twice': a lapsed owner is settled exactly o
   });
 
   it("… and the takeover's own release refused too → 409 while its lease runs, then the original replayed, charged once", async () => {
-    const { key, spent } = await funded();
+    const { key, spent } = await fundedLiveAccount();
     const original = await served(await decide({ lostCompletion: true }, key.secret, "k-quad"));
-    await lapse(key.id, "k-quad");
+    await lapseRecord(key.id, "k-quad");
 
     await expectUnavailable(await decide({ settleDown: true, releaseDown: true }, key.secret, "k-quad"));
     await expectError(
@@ -149,18 +119,18 @@ describe("'idempotency never charges twice': a lapsed owner is settled exactly o
       "idempotency_in_progress",
       "idempotency-key",
     );
-    await lapse(key.id, "k-quad");
+    await lapseRecord(key.id, "k-quad");
     const retry = await served(await decide({}, key.secret, "k-quad"));
     expect(retry).toEqual({ ...original, replayed: true });
     expect(await spent()).toBe(original.charge);
   });
 
   it("an owner that died after its debit + lease lapsed + ledger down at takeover → 503, then the retry runs and the dead owner is refunded: one charge", async () => {
-    const { key, spent } = await funded();
+    const { key, spent } = await fundedLiveAccount();
     expect((await decide({ crash: true }, key.secret, "k-dead")).status).toBe(500);
     const held = await spent();
     expect(held).toBeGreaterThan(0);
-    await lapse(key.id, "k-dead");
+    await lapseRecord(key.id, "k-dead");
 
     await expectUnavailable(await decide({ settleDown: true }, key.secret, "k-dead"));
     const retry = await served(await decide({}, key.secret, "k-dead"));
@@ -179,7 +149,7 @@ describe("'idempotency never charges twice': a lapsed owner is settled exactly o
       crash: fc.boolean(),
     });
     const step = fc.record({ faults, lapseAfter: fc.boolean() });
-    const { key, spent } = await funded();
+    const { key, spent } = await fundedLiveAccount();
     const unit = (await served(await decide({}, key.secret, "k-unit"))).charge;
     let n = 0;
     await fc.assert(
@@ -191,13 +161,13 @@ describe("'idempotency never charges twice': a lapsed owner is settled exactly o
           const res = await decide(s.faults, key.secret, idem);
           if (res.status === 200) answers.push(await served(res));
           else expect([409, 500, 503]).toContain(res.status);
-          if (s.lapseAfter) await lapse(key.id, idem);
+          if (s.lapseAfter) await lapseRecord(key.id, idem);
           const net = (await spent()) - before;
           expect(net).toBeGreaterThanOrEqual(0);
           expect(net).toBeLessThanOrEqual(unit);
         }
         // A retry with no fault after the last lease lapsed settles everything: exactly the answer's charge.
-        await lapse(key.id, idem);
+        await lapseRecord(key.id, idem);
         const last = await decide({}, key.secret, idem);
         answers.push(await served(last));
         const [first, ...rest] = answers;
