@@ -4,6 +4,7 @@
  * does not know (`gated`, the engine's own code). Fitted by NLL on train items only; the features are
  * standardised while fitting and the coefficients mapped back, so the artifact holds raw coefficients.
  */
+
 import {
   type Gate,
   gated,
@@ -12,6 +13,7 @@ import {
   phraseLogits,
   softmax,
 } from "../../src/calibration";
+import { descend } from "../descend";
 import type { MethodSpec, Row } from "./phrasing-methods";
 
 export type GateFeature = "state_spread" | "free_spread" | "margin" | "state_mean" | "free_mean";
@@ -112,7 +114,6 @@ export function fitGate(train: GateRow[], spec: GateSpec): GateFit {
     !!spec.relevance,
   ];
   let v = [0.3, partial ? -0.1 : 0, 2, ...spec.features.map(() => 0), 0, 0];
-  let cur = nllOf(train, mk(v), spec);
   const grad = (p: number[]) =>
     p.map((_x, k) => {
       if (!free[k]) return 0;
@@ -121,24 +122,7 @@ export function fitGate(train: GateRow[], spec: GateSpec): GateFit {
       const b = p.map((y, j) => (j === k ? y - h : y));
       return (nllOf(train, mk(a), spec) - nllOf(train, mk(b), spec)) / (2 * h);
     });
-  let step = 0.05;
-  for (let it = 0; it < 600; it++) {
-    const g = grad(v);
-    const n2 = g.reduce((s, x) => s + x * x, 0);
-    if (n2 < 1e-10) break;
-    let ok = false;
-    while (step > 1e-8) {
-      const next = v.map((x, k) => x - step * (g[k] as number));
-      const l = nllOf(train, mk(next), spec);
-      if (l <= cur - 1e-4 * step * n2) {
-        [v, cur, ok] = [next, l, true];
-        step *= 1.5;
-        break;
-      }
-      step /= 2;
-    }
-    if (!ok) break;
-  }
+  v = descend(v, (p) => nllOf(train, mk(p), spec), grad, { iters: 600, minGrad2: 1e-10, minStep: 1e-8 });
   const round = (x: number) => Math.round(x * 1e6) / 1e6;
   const fit = mk(v);
   return {

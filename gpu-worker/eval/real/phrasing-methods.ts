@@ -5,6 +5,7 @@
  * (`contextual`: pure contextual calibration) or S̄ (`raw`: no C̄; `partial`: C̄'s weight fitted), and `agree` the
  * share of phrasings whose own top outcome is the mean's (`phraseFeatures`, the engine's own code).
  */
+
 import {
   type PhraseFeatures,
   type PhraseMethod,
@@ -13,6 +14,7 @@ import {
   softmax,
 } from "../../src/calibration";
 import { answerIndex, type EvalItem } from "../dataset/item";
+import { descend } from "../descend";
 import { type Report, report } from "../metrics";
 import { lookup, type PhrasedScores } from "./score-phrasings";
 
@@ -81,25 +83,7 @@ export function fitMethod(train: Row[], spec: MethodSpec): PhraseMethod {
     }
     return g.map((x, k) => (free[k] ? x / Math.max(1, train.length) : 0));
   };
-  let cur = loss(train, mk(v), spec);
-  let step = 0.05;
-  for (let it = 0; it < 3000; it++) {
-    const g = grad(v);
-    const n2 = g.reduce((s, x) => s + x * x, 0);
-    if (n2 < 1e-12) break;
-    let ok = false;
-    while (step > 1e-10) {
-      const next = v.map((x, k) => x - step * (g[k] as number));
-      const l = loss(train, mk(next), spec);
-      if (l <= cur - 1e-4 * step * n2) {
-        [v, cur, ok] = [next, l, true];
-        step *= 1.5;
-        break;
-      }
-      step /= 2;
-    }
-    if (!ok) break;
-  }
+  v = descend(v, (p) => loss(train, mk(p), spec), grad, { iters: 3000, minGrad2: 1e-12, minStep: 1e-10 });
   const round = (x: number) => Math.round(x * 1e6) / 1e6;
   const m = mk(v);
   return {
