@@ -25,8 +25,8 @@ import {
 import { getFraming } from "../../src/framings";
 import { answerIndex, type EvalItem } from "../dataset/item";
 import { type Example, fitType } from "../fit";
-import { argmax, type Report, report } from "../metrics";
-import { reliabilityBins, reliabilityPng } from "../png";
+import { type Report, report } from "../metrics";
+import { type reliabilityBins, reliabilityPng } from "../png";
 import { scoreItems } from "../score-cache";
 import { cvNll, fitGate, type GateFit, type GateRow, type GateSpec, gateProbs } from "./gate-methods";
 import { metricsTable } from "./markdown-real";
@@ -39,23 +39,10 @@ import {
   readPhrasingCache,
 } from "./score-phrasings";
 import { computedTrainSubset, controlSubset, loadRealDataset, modelCacheDir } from "./score-real";
+import { familyChangeRow, familyOf, type Scored, scoredBins, scoredReport } from "./scored";
 
 export const GATE_CALIBRATION_VERSION = "cal-20261123-2";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const familyOf = (it: EvalItem) => it.source.split(":")[0] as string;
-const f3 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? "–" : v.toFixed(3));
-
-interface Scored {
-  item: EvalItem;
-  p: number[];
-}
-
-const rep = (xs: Scored[], check: boolean): Report =>
-  report(
-    xs.map((x) => x.p),
-    xs.map((x) => answerIndex(x.item)),
-    check,
-  );
 
 const nllItem = (x: Scored) => -Math.log(Math.max(1e-12, x.p[answerIndex(x.item)] as number));
 
@@ -127,24 +114,10 @@ interface TypeResult {
   map: Calibration["types"]["pick"];
 }
 
-const bins = (xs: Scored[]) =>
-  reliabilityBins(
-    xs.map((x) => Math.max(...x.p)),
-    xs.map((x) => argmax(x.p) === answerIndex(x.item)),
-  );
-
 function familyLines(type: string, before: Scored[], after: Scored[], check: boolean): string[] {
-  return [...new Set(after.map((x) => familyOf(x.item)))].sort().map((fam) => {
-    const b = rep(
-      before.filter((x) => familyOf(x.item) === fam),
-      check,
-    );
-    const a = rep(
-      after.filter((x) => familyOf(x.item) === fam),
-      check,
-    );
-    return `| ${type} | ${fam} | ${a.n} | ${f3(b.accuracy)} → ${f3(a.accuracy)} | ${f3(b.auc)} → ${f3(a.auc)} | ${f3(b.ece)} → ${f3(a.ece)} (${f3(a.eceFloor)}) | ${f3(b.brier)} → ${f3(a.brier)} | ${f3(b.meanConfidence)} → ${f3(a.meanConfidence)} |`;
-  });
+  return [...new Set(after.map((x) => familyOf(x.item)))]
+    .sort()
+    .map((fam) => familyChangeRow(type, fam, before, after, check));
 }
 
 /** pick and check: gate / relevance specs on the phrasing caches. */
@@ -182,7 +155,10 @@ function phrasedType(
     gateRows(xs, chosen.spec, cache).map((r) => ({ item: r.item, p: gateProbs(r, chosen.fit, chosen.spec) }));
   const trainItems = [...rt, ...ct];
   const g = pairedGain(artifactScored(type, incumbentCal, trainItems, cache), newScored(trainItems));
-  const [ci, cn] = [rep(artifactScored(type, incumbentCal, ct, cache), check), rep(newScored(ct), check)];
+  const [ci, cn] = [
+    scoredReport(artifactScored(type, incumbentCal, ct, cache), check),
+    scoredReport(newScored(ct), check),
+  ];
   const guard = controlGuard(ci, cn);
   const gainOk = g.mean > 2 * g.se;
   const replace = gainOk && guard.ok;
@@ -224,8 +200,8 @@ function phrasedType(
     ],
     ...(replace ? [] : ([[`(best train candidate, not shipped: ${chosen.name})`, newScored]] as const)),
   ] as const) {
-    held.push({ label, type, r: rep(f(ho), check) });
-    control.push({ label, type, r: rep(f(co), check) });
+    held.push({ label, type, r: scoredReport(f(ho), check) });
+    control.push({ label, type, r: scoredReport(f(co), check) });
   }
   console.log(choice, JSON.stringify(map));
   const before = artifactScored(type, incumbentCal, ho, cache);
@@ -237,7 +213,7 @@ function phrasedType(
     held,
     control,
     families: familyLines(type, before, newScored(ho), check),
-    panel: { before: bins(before), after: bins(a) },
+    panel: { before: scoredBins(before), after: scoredBins(a) },
     map,
   };
 }
@@ -303,10 +279,13 @@ async function rateType(incumbentCal: Calibration): Promise<TypeResult> {
   // Rate has no signal on real text (accuracy at the majority class), so NLL barely moves; the refit is for
   // calibration (issue #13: ECE-15 ≤ 0.05). Replace when real-train NLL is not worse and real-train ECE-15 drops
   // by more than its noise floor.
-  const [ri, rn] = [rep(apply(incumbentCal, sets.train), false), rep(apply(newCal, sets.train), false)];
+  const [ri, rn] = [
+    scoredReport(apply(incumbentCal, sets.train), false),
+    scoredReport(apply(newCal, sets.train), false),
+  ];
   const guard = controlGuard(
-    rep(apply(incumbentCal, sets.ctrain), false),
-    rep(apply(newCal, sets.ctrain), false),
+    scoredReport(apply(incumbentCal, sets.ctrain), false),
+    scoredReport(apply(newCal, sets.ctrain), false),
   );
   const replace = g.mean >= 0 && ri.ece - rn.ece > rn.eceFloor && guard.ok;
   const chosenCal = replace ? newCal : incumbentCal;
@@ -324,35 +303,35 @@ async function rateType(incumbentCal: Calibration): Promise<TypeResult> {
       chosenCal,
     ],
   ] as const) {
-    held.push({ label, type: "rate", r: rep(apply(cal, sets.heldout), false) });
-    control.push({ label, type: "rate", r: rep(apply(cal, sets.control), false) });
+    held.push({ label, type: "rate", r: scoredReport(apply(cal, sets.heldout), false) });
+    control.push({ label, type: "rate", r: scoredReport(apply(cal, sets.control), false) });
   }
   const screen: TypeResult["screen"] = [
     {
       label: "old `cal-20261123-1`: real train",
       type: "rate",
-      r: rep(apply(incumbentCal, sets.train), false),
+      r: scoredReport(apply(incumbentCal, sets.train), false),
     },
-    { label: "3-level T only: real train", type: "rate", r: rep(apply(newCal, sets.train), false) },
+    { label: "3-level T only: real train", type: "rate", r: scoredReport(apply(newCal, sets.train), false) },
     {
       label: "3-level T + position bias: real train",
       type: "rate",
-      r: rep(apply(biasCal, sets.train), false),
+      r: scoredReport(apply(biasCal, sets.train), false),
     },
     {
       label: "old `cal-20261123-1`: computed train sample",
       type: "rate",
-      r: rep(apply(incumbentCal, sets.ctrain), false),
+      r: scoredReport(apply(incumbentCal, sets.ctrain), false),
     },
     {
       label: "3-level T only: computed train sample",
       type: "rate",
-      r: rep(apply(newCal, sets.ctrain), false),
+      r: scoredReport(apply(newCal, sets.ctrain), false),
     },
     {
       label: "3-level T + position bias: computed train sample",
       type: "rate",
-      r: rep(apply(biasCal, sets.ctrain), false),
+      r: scoredReport(apply(biasCal, sets.ctrain), false),
     },
   ];
   console.log(choice);
@@ -365,7 +344,7 @@ async function rateType(incumbentCal: Calibration): Promise<TypeResult> {
     held,
     control,
     families: familyLines("rate", before, after, false),
-    panel: { before: bins(before), after: bins(after) },
+    panel: { before: scoredBins(before), after: scoredBins(after) },
     map: replace ? map : inc,
   };
 }

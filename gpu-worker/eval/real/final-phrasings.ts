@@ -18,23 +18,18 @@ import {
   subtractContentFree,
 } from "../../src/calibration";
 import { answerIndex, type EvalItem } from "../dataset/item";
-import { argmax, nll, type Report, report } from "../metrics";
-import { reliabilityBins, reliabilityPng } from "../png";
+import { nll, type Report, report } from "../metrics";
+import { type reliabilityBins, reliabilityPng } from "../png";
 import { metricsTable } from "./markdown-real";
 import { fitMethod, type MethodSpec, probs, rows } from "./phrasing-methods";
 import { lookup, type PhrasedScores, phrasingSet, readPhrasingCache } from "./score-phrasings";
+import { familyChangeRow, familyOf, type Scored, scoredBins, scoredReport } from "./scored";
 
 export const PHRASED_CALIBRATION_VERSION = "cal-20261123-1";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const TYPES: QuestionType[] = ["pick", "check"];
 /** The phrasings scored on every set (the first sets also have the others; the machine's time decided). */
 export const USED = ["ph-qa", "ph-q-a", "ph-yes-no"];
-const familyOf = (it: EvalItem) => it.source.split(":")[0] as string;
-
-interface Scored {
-  item: EvalItem;
-  p: number[];
-}
 
 /** An artifact's map on the `ph-qa` scores (= `plain-mix-2`'s pick and check prompt). */
 function artifactRows(
@@ -51,13 +46,6 @@ function artifactRows(
     return [{ item, p: applyCalibration(type, x, s.tokens, cal) }];
   });
 }
-
-const rep = (xs: Scored[], check: boolean): Report =>
-  report(
-    xs.map((x) => x.p),
-    xs.map((x) => answerIndex(x.item)),
-    check,
-  );
 
 function specs(check: boolean): [string, MethodSpec][] {
   const out: [string, MethodSpec][] = [];
@@ -151,31 +139,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       ["old `cal-20261123-0` (svc-1.1.0)", (xs: EvalItem[]) => artifactRows(type, old0, xs, cache)],
       [`**new \`${PHRASED_CALIBRATION_VERSION}\`**: ${newLabel}`, newRows],
     ] as const) {
-      heldRows.push({ label, type, r: rep(f(ho), check) });
-      controlRows.push({ label, type, r: rep(f(co), check) });
+      heldRows.push({ label, type, r: scoredReport(f(ho), check) });
+      controlRows.push({ label, type, r: scoredReport(f(co), check) });
     }
     const before = artifactRows(type, old0, ho, cache);
     const after = newRows(ho);
-    const bins = (xs: Scored[]) =>
-      reliabilityBins(
-        xs.map((x) => Math.max(...x.p)),
-        xs.map((x) => argmax(x.p) === answerIndex(x.item)),
-      );
-    panels.push({ before: bins(before), after: bins(after) });
-    for (const fam of [...new Set(ho.map(familyOf))].sort()) {
-      const b = rep(
-        before.filter((x) => familyOf(x.item) === fam),
-        check,
-      );
-      const a = rep(
-        after.filter((x) => familyOf(x.item) === fam),
-        check,
-      );
-      const f = (v: number | undefined) => (v === undefined ? "–" : v.toFixed(3));
-      familyLines.push(
-        `| ${type} | ${fam} | ${a.n} | ${f(b.accuracy)} → ${f(a.accuracy)} | ${f(b.auc)} → ${f(a.auc)} | ${f(b.ece)} → ${f(a.ece)} (${f(a.eceFloor)}) | ${f(b.brier)} → ${f(a.brier)} | ${f(b.meanConfidence)} → ${f(a.meanConfidence)} |`,
-      );
-    }
+    panels.push({ before: scoredBins(before), after: scoredBins(after) });
+    for (const fam of [...new Set(ho.map(familyOf))].sort())
+      familyLines.push(familyChangeRow(type, fam, before, after, check));
     if (replace)
       types[type] = {
         temperature: Math.round(1e6 / chosen.fit.scale) / 1e6,

@@ -33,6 +33,7 @@ import {
   scoreReal,
   screenSubset,
 } from "./score-real";
+import { familyOf } from "./scored";
 import { chooseOnTrain, screen, screenTable } from "./screen-real";
 
 export const REAL_CALIBRATION_VERSION = "cal-20261123-0";
@@ -40,7 +41,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const TYPES: QuestionType[] = ["pick", "rate", "check"];
 const OLD = loadCalibration(join(CALIBRATION_DIR, "cal-20261121-3.json"));
 const cached = (id: string, items: EvalItem[]) => scoreReal(id, items, undefined, () => {});
-const familyOf = (it: EvalItem) => it.source.split(":")[0] as string;
 const has = (rs: RealScores, it: EvalItem) => rs.state.has(it.id) && rs.free.has(it.id);
 
 interface TypeResult {

@@ -1,6 +1,8 @@
 import type { Report } from "../metrics";
 
-const f = (v: number | undefined, d = 3) => (v === undefined || Number.isNaN(v) ? "–" : v.toFixed(d));
+/** A metric for a table: `d` decimals, "–" when missing or not a number. */
+export const fmt = (v: number | undefined, d = 3) =>
+  v === undefined || Number.isNaN(v) ? "–" : v.toFixed(d);
 
 /** One row per measured (label, report): the issue's metrics side by side. */
 export function metricsTable(first: string, rows: { label: string; type: string; r: Report }[]): string {
@@ -9,7 +11,7 @@ export function metricsTable(first: string, rows: { label: string; type: string;
     "|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       ({ label, type, r }) =>
-        `| ${label} | ${type} | ${r.n} | ${f(r.accuracy)} | ${f(r.auc)} | ${f(r.ece)} | ${f(r.eceFloor)} | ${f(r.eceYes)} | ${f(r.brier)} | ${f(r.nll)} | ${f(r.meanConfidence)} |`,
+        `| ${label} | ${type} | ${r.n} | ${fmt(r.accuracy)} | ${fmt(r.auc)} | ${fmt(r.ece)} | ${fmt(r.eceFloor)} | ${fmt(r.eceYes)} | ${fmt(r.brier)} | ${fmt(r.nll)} | ${fmt(r.meanConfidence)} |`,
     ),
   ].join("\n");
 }
@@ -36,7 +38,7 @@ export function familyTable(rows: FamilyRow[]): string {
     "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.type} | ${r.family} | ${r.n} | ${f(r.chance, 2)} | ${f(r.majority, 2)} | ${f(r.baseline, 2)} | ${f(r.old, 2)} | ${f(r.identity, 2)} | ${f(r.chosen, 2)} | ${f(r.auc, 3)} | ${f(r.ece, 3)} | ${f(r.meanConfidence, 2)} |`,
+        `| ${r.type} | ${r.family} | ${r.n} | ${fmt(r.chance, 2)} | ${fmt(r.majority, 2)} | ${fmt(r.baseline, 2)} | ${fmt(r.old, 2)} | ${fmt(r.identity, 2)} | ${fmt(r.chosen, 2)} | ${fmt(r.auc, 3)} | ${fmt(r.ece, 3)} | ${fmt(r.meanConfidence, 2)} |`,
     ),
   ].join("\n");
 }
