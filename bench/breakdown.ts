@@ -5,11 +5,9 @@
 //   npx tsx bench/breakdown.ts [requests] [rounds] [worker-root]   (worker-root: a checkout whose workers/ is measured)
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startEdgeWorker } from "../scripts/stack/edge-worker";
-import { startServices } from "../scripts/stack/services";
-import { bareWorker, DECIDE_BODY } from "./support/bare-worker";
-import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccountHeaders } from "./support/funded-account";
-import { instantEngine } from "./support/instant-engine";
+import { DECIDE_BODY } from "./support/bare-worker";
+import { runBench, startEdgeBench } from "./support/edge-bench";
+import { fundedAccountHeaders } from "./support/funded-account";
 
 const N = Number(process.argv[2] ?? 300);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -192,18 +190,11 @@ interface Span {
 }
 
 async function main(): Promise<void> {
-  const services = await startServices({ databaseUrl: process.env.BENCH_DATABASE_URL ?? "", upstashUrl: "" });
-  const engine = await instantEngine();
-  const bare = await bareWorker();
-  const edge = await startEdgeWorker({
+  const bench = await startEdgeBench();
+  const { services, bare } = bench;
+  const edge = await bench.edge({
     entry: timingEntry(),
-    bindings: {
-      ...services.env,
-      GPU_POOL_URLS: engine.url,
-      GPU_SIGNING_SECRET: BENCH_GPU_SECRET,
-      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-      BENCH_DEFER_BACKGROUND: process.env.BENCH_DEFER_BACKGROUND ?? "0",
-    },
+    bindings: { BENCH_DEFER_BACKGROUND: process.env.BENCH_DEFER_BACKGROUND ?? "0" },
   });
   const steps = async () =>
     (await (await fetch(`${edge.url}/__bench/steps`)).json()) as { spans: Span[]; totals: number[] };
@@ -298,14 +289,8 @@ async function main(): Promise<void> {
     console.log("| --- | --- |");
     for (const [k, v] of Object.entries(cpu)) console.log(`| ${k} | ${v.toFixed(3)} |`);
   } finally {
-    await edge.stop();
-    await bare.stop();
-    await engine.stop();
-    await services.stop();
+    await bench.stop();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

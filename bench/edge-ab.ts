@@ -3,11 +3,9 @@
 // interleaved blocks (rotating order), so load from other processes falls on all three alike.
 //   npx tsx bench/edge-ab.ts <before-root> [requests-per-target] [block]
 import { resolve } from "node:path";
-import { startEdgeWorker } from "../scripts/stack/edge-worker";
-import { startServices } from "../scripts/stack/services";
-import { bareWorker, DECIDE_BODY } from "./support/bare-worker";
-import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccountHeaders } from "./support/funded-account";
-import { instantEngine } from "./support/instant-engine";
+import { DECIDE_BODY } from "./support/bare-worker";
+import { runBench, startEdgeBench } from "./support/edge-bench";
+import { fundedAccountHeaders } from "./support/funded-account";
 
 const BEFORE = resolve(process.argv[2] ?? ".");
 const N = Number(process.argv[3] ?? 300);
@@ -35,17 +33,10 @@ async function block(concurrency: number, count: number, send: () => Promise<Res
 }
 
 async function main(): Promise<void> {
-  const services = await startServices({ databaseUrl: process.env.BENCH_DATABASE_URL ?? "", upstashUrl: "" });
-  const engine = await instantEngine();
-  const bare = await bareWorker();
-  const bindings = {
-    ...services.env,
-    GPU_POOL_URLS: engine.url,
-    GPU_SIGNING_SECRET: BENCH_GPU_SECRET,
-    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-  };
-  const before = await startEdgeWorker({ bindings, entry: `${BEFORE}/workers/index.ts` });
-  const after = await startEdgeWorker({ bindings });
+  const bench = await startEdgeBench();
+  const { services, bare } = bench;
+  const before = await bench.edge({ entry: `${BEFORE}/workers/index.ts` });
+  const after = await bench.edge();
   try {
     let n = 0;
     const decideOn = async (url: string) => {
@@ -85,15 +76,8 @@ async function main(): Promise<void> {
       });
     }
   } finally {
-    await after.stop();
-    await before.stop();
-    await bare.stop();
-    await engine.stop();
-    await services.stop();
+    await bench.stop();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

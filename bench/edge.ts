@@ -2,11 +2,9 @@
 // rate limits, ledger debit, signed dispatch, decision, usage event) with an engine stand-in that answers
 // instantly, against a bare Hono handler in workerd measured in the same run.
 //   npx tsx bench/edge.ts [requests-per-case]
-import { startEdgeWorker } from "../scripts/stack/edge-worker";
-import { startServices } from "../scripts/stack/services";
-import { DECIDE_BODY as BODY, bareWorker } from "./support/bare-worker";
-import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccountHeaders } from "./support/funded-account";
-import { instantEngine } from "./support/instant-engine";
+import { DECIDE_BODY as BODY } from "./support/bare-worker";
+import { runBench, startEdgeBench } from "./support/edge-bench";
+import { fundedAccountHeaders } from "./support/funded-account";
 
 const N = Number(process.argv[2] ?? 400);
 
@@ -51,17 +49,9 @@ async function run(
 
 async function main(): Promise<void> {
   // PGlite by default; BENCH_DATABASE_URL runs against a PostgreSQL server (its work then leaves this process).
-  const services = await startServices({ databaseUrl: process.env.BENCH_DATABASE_URL ?? "", upstashUrl: "" });
-  const engine = await instantEngine();
-  const bare = await bareWorker();
-  const edge = await startEdgeWorker({
-    bindings: {
-      ...services.env,
-      GPU_POOL_URLS: engine.url,
-      GPU_SIGNING_SECRET: BENCH_GPU_SECRET,
-      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-    },
-  });
+  const bench = await startEdgeBench();
+  const { services, bare } = bench;
+  const edge = await bench.edge();
   try {
     const headers = await fundedAccountHeaders(services.env, edge.url);
     const rows: string[] = [];
@@ -101,14 +91,8 @@ async function main(): Promise<void> {
     console.log("| --- | --- | --- | --- | --- | --- | --- |");
     for (const r of rows) console.log(r);
   } finally {
-    await edge.stop();
-    await bare.stop();
-    await engine.stop();
-    await services.stop();
+    await bench.stop();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);
