@@ -1,4 +1,5 @@
 // `npm start`: the whole service on this machine (see README "Local stack"). Data persists under .local/.
+import { DEMO_DECIDE } from "./stack/demo-decide";
 import { DEFAULT_READY_TIMEOUT_MS, startStack } from "./stack/start-stack";
 
 export { type Stack, type StackOptions, startStack } from "./stack/start-stack";
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
     console.log(`demo account ${stack.demo.account_id}; keys in ${stack.demoFile}. Try:\n`);
     console.log(`  curl -s ${stack.baseUrl}/v1/key -H "authorization: Bearer ${stack.demo.test_key}"\n`);
     console.log(
-      `  curl -s ${stack.baseUrl}/v1/decide -H "authorization: Bearer ${stack.demo.test_key}" -H "content-type: application/json" -d '${decideExample()}'\n`,
+      `  curl -s ${stack.baseUrl}/v1/decide -H "authorization: Bearer ${stack.demo.test_key}" -H "content-type: application/json" -d '${JSON.stringify(DEMO_DECIDE)}'\n`,
     );
   }
   console.log(`console (browser): ${stack.baseUrl}/console/\n`);
@@ -43,14 +44,6 @@ async function main(): Promise<void> {
       `console: sign-in e-mails land in ${stack.console.emailUrl}/__inbox; identity provider ${stack.console.idpUrl ?? "(configured)"}\n`,
     );
   console.log("Ctrl-C stops everything.");
-}
-
-function decideExample(): string {
-  return JSON.stringify({
-    model: "svc-1",
-    state: "The customer wrote: my parcel arrived broken, I want my money back.",
-    questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
-  });
 }
 
 // Only when run as a script (tests import startStack from ./stack/start-stack).

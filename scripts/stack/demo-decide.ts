@@ -1,0 +1,23 @@
+/**
+ * The decide that `npm start` and the README offer a newcomer: one call, two questions about a support message.
+ * The topic pick is one the default 135M model answers (test/integration/gpu-worker/demo-decide.test.ts keeps
+ * it so); the refund check is one it cannot (yes/no about text is near chance, docs/quality.md), and its low
+ * confidence says so.
+ */
+export const DEMO_DECIDE = {
+  model: "svc-1",
+  state: "The customer wrote: my parcel arrived broken, I want my money back.",
+  questions: {
+    topic: {
+      type: "pick",
+      instructions: "What is the message about?",
+      options: {
+        refund: "a refund for a damaged order",
+        billing: "a billing error",
+        login: "trouble signing in",
+        praise: "praise for the service",
+      },
+    },
+    refund: { type: "check", instructions: "Does the customer ask for a refund?" },
+  },
+} as const;
