@@ -1,6 +1,6 @@
 /**
  * The decide that `npm start` and the README offer a newcomer: one call, two questions about a support message.
- * The topic pick is one the default 135M model answers (test/integration/gpu-worker/demo-decide.test.ts keeps
+ * The topic pick is one the default 135M model answers (test/integration/gpu-worker/everyday-cases.test.ts keeps
  * it so); the refund check is one it cannot (yes/no about text is near chance, docs/quality.md), and its low
  * confidence says so.
  */

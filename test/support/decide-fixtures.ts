@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { JsonValue } from "../../schema/json";
 import { parseStrictJson } from "../../schema/strict-json";
+import { DEMO_DECIDE } from "../../scripts/stack/demo-decide";
 import { ApiError } from "../../workers/errors";
 
 /** Parses JSON text with the production strict parser (keeps key order, e.g. labels "10", "1"). */
@@ -75,15 +76,11 @@ export const FAULTS: Record<string, { param: string; apply: (b: Body) => void }>
   invalid_type: { param: "state", apply: (b) => (b.state = 5) },
 };
 
-/** The README's first decide (the refund check on the broken parcel) with `key`. */
+/** The README's first decide (scripts/stack/demo-decide.ts: a topic pick and the refund check) with `key`. */
 export function readmeDecide(baseUrl: string, key: string): Promise<Response> {
   return fetch(`${baseUrl}/v1/decide`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "svc-1",
-      state: "The customer wrote: my parcel arrived broken, I want my money back.",
-      questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
-    }),
+    body: JSON.stringify(DEMO_DECIDE),
   });
 }

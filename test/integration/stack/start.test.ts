@@ -71,7 +71,12 @@ describe("npm start (startStack), black-box over HTTP", () => {
       const res = await readmeDecide(stack.baseUrl, stack.demo!.test_key);
       const body = await res.text();
       expect(res.status, body).toBe(200);
-      expect(JSON.parse(body)).toMatchObject({ object: "decision", served_by: "gpu", model: "svc-1.3.0" });
+      expect(JSON.parse(body)).toMatchObject({
+        object: "decision",
+        served_by: "gpu",
+        model: "svc-1.3.0",
+        answers: { topic: { choice: "refund" } }, // the README's promise for the demo's pick
+      });
 
       expect(stack.served).toMatchObject({ model: "svc-1.3.0" });
       expect(seen.some((s) => !s.file)).toBe(true); // the stale file went away while starting
