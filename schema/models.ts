@@ -47,7 +47,10 @@ export const MAX_ALL_QUESTIONS_TOKENS = 4_096;
  * The calibration artifact (`gpu-worker/calibration/<name>.json`) the current GPU version applies. Pinned
  * per exact version, so a replay of a GPU original is computed with the same calibration.
  */
-export const CURRENT_CALIBRATION = "cal-20261123-2";
+export const CURRENT_CALIBRATION = "cal-20261123-3";
+
+/** What `svc-1.3.0` applies, for ever: rate without a position bias; option descriptions not read (docs/quality.md). */
+export const SVC_1_3_0_CALIBRATION = "cal-20261123-2";
 
 /** What `svc-1.2.0` applies, for ever: pick by a partial content-free map over phrasings (docs/quality.md, issue #13). */
 export const SVC_1_2_0_CALIBRATION = "cal-20261123-1";
@@ -64,11 +67,19 @@ export const FALLBACK_CALIBRATION = "cal-20261121-0";
 /** Every version the service knows, newest first. */
 export const MODELS: readonly ModelVersion[] = [
   {
-    id: "svc-1.3.0",
+    id: "svc-1.4.0",
     alias: "svc-1",
     served_by: "gpu",
     status: "active",
     calibration: CURRENT_CALIBRATION,
+    limits: V1_LIMITS,
+  },
+  {
+    id: "svc-1.3.0",
+    alias: null,
+    served_by: "gpu",
+    status: "active",
+    calibration: SVC_1_3_0_CALIBRATION,
     limits: V1_LIMITS,
   },
   {
@@ -114,10 +125,10 @@ export const MODELS: readonly ModelVersion[] = [
 ];
 
 /** Alias → exact GPU version it resolves to. */
-export const ALIASES: Readonly<Record<string, string>> = { "svc-1": "svc-1.3.0" };
+export const ALIASES: Readonly<Record<string, string>> = { "svc-1": "svc-1.4.0" };
 
 /** Exact GPU version → the fallback version that may answer for its alias. */
-export const FALLBACK_FOR: Readonly<Record<string, string>> = { "svc-1.3.0": "svc-fallback-1.0.0" };
+export const FALLBACK_FOR: Readonly<Record<string, string>> = { "svc-1.4.0": "svc-fallback-1.0.0" };
 
 /** A version by exact id. */
 export function findModel(id: string): ModelVersion | undefined {

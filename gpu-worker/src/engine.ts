@@ -67,7 +67,16 @@ export class Engine {
     const out: ScoreQuestion[] = [];
     const of = questions.map((q) => {
       const ks = this.calibration.types[q.type].phrasings?.map((id) => ph.index[id] as number) ?? [0];
-      return ks.map((k) => out.push(phrased(q, k)) - 1);
+      // A phrasing that reads exactly as an earlier one for this question (e.g. `ph-qa-described` on a pick
+      // without descriptions) reuses its scores instead of being evaluated again.
+      const seen = new Map<string, number>();
+      return ks.map((k) => {
+        const pq = phrased(q, k);
+        const text = JSON.stringify([ph.framing.questionPrompt(pq), ph.framing.continuations(pq)]);
+        const j = seen.get(text) ?? out.push(pq) - 1;
+        seen.set(text, j);
+        return j;
+      });
     });
     return { framing: ph.framing, questions: out, of };
   }

@@ -8,12 +8,18 @@ import { type Framing, outcomes, plainQa } from "./framings";
  */
 const criteriaText = (q: ScoreQuestion) => (q.criteria.length ? `\nCriteria: ${q.criteria.join("; ")}` : "");
 
-function phrasing(
-  id: string,
-  prompt: (q: ScoreQuestion) => string,
-  labels: (q: ScoreQuestion) => string[] = (q) =>
-    q.type === "check" ? [" Yes", " No"] : outcomes(q).map((o) => ` ${o}`),
-): Framing {
+const PLAIN_LABELS = (q: ScoreQuestion): string[] =>
+  q.type === "check" ? [" Yes", " No"] : outcomes(q).map((o) => ` ${o}`);
+
+const qaPrompt = (q: ScoreQuestion) => `Question: ${q.instructions}${criteriaText(q)}\nAnswer:`;
+
+/** Pick continuations with `text(label, description)` for every option that has a description. */
+const described = (q: ScoreQuestion, text: (label: string, description: string) => string): string[] =>
+  q.type === "pick"
+    ? q.options.map((o) => ` ${o.description === null ? o.label : text(o.label, o.description)}`)
+    : PLAIN_LABELS(q);
+
+function phrasing(id: string, prompt: (q: ScoreQuestion) => string, labels = PLAIN_LABELS): Framing {
   return {
     id,
     mode: "label",
@@ -26,7 +32,7 @@ function phrasing(
 export const PHRASINGS: Record<string, Framing> = Object.fromEntries(
   [
     // `plain-mix-2`'s own pick and check prompt.
-    phrasing("ph-qa", (q) => `Question: ${q.instructions}${criteriaText(q)}\nAnswer:`),
+    phrasing("ph-qa", qaPrompt),
     phrasing("ph-q-a", (q) => `Q: ${q.instructions}${criteriaText(q)}\nA:`),
     phrasing(
       "ph-yes-no",
@@ -40,6 +46,10 @@ export const PHRASINGS: Record<string, Framing> = Object.fromEntries(
       (q) => (q.type === "check" ? [" yes", " no"] : outcomes(q).map((o) => ` ${o}`)),
     ),
     phrasing("ph-about-text", (q) => `About the text above: ${q.instructions}${criteriaText(q)}\nAnswer:`),
+    // `ph-qa` reading each option's description instead of its label where it has one.
+    phrasing("ph-qa-described", qaPrompt, (q) => described(q, (_, d) => d)),
+    // `ph-qa` reading `label (description)` where an option has a description.
+    phrasing("ph-qa-label-described", qaPrompt, (q) => described(q, (o, d) => `${o} (${d})`)),
   ].map((f) => [f.id, f]),
 );
 

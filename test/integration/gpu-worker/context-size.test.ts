@@ -29,7 +29,7 @@ const words = (n: number, seed: string) =>
 const label = (i: number, chars: number) =>
   `${"Option label with words and digits 0123456789 ".repeat(3).slice(0, chars - 3)}${i.toString().padStart(3, "0")}`;
 
-/** Adversarial bodies: long labels and levels (billed too), JSON state with references, many questions. */
+/** Adversarial bodies: long labels, descriptions and levels (billed too), JSON state with references, many questions. */
 const BODIES = {
   check: {
     state: words(400, "Customer"),
@@ -52,6 +52,21 @@ const BODIES = {
         type: "pick",
         instructions: "Which category?",
         options: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [label(i, 100), null])),
+      },
+    },
+  },
+  described: {
+    state: words(200, "Listing"),
+    questions: {
+      p: {
+        type: "pick",
+        instructions: "Which category?",
+        options: Object.fromEntries(
+          Array.from({ length: 8 }, (_, i) => [
+            `k${i}`,
+            `${i} ${"a description read by the model ".repeat(12)}`,
+          ]),
+        ),
       },
     },
   },

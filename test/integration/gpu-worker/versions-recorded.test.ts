@@ -9,7 +9,8 @@ import { findModel } from "../../../schema/models";
 
 // Replays of GPU originals are recomputed on the original exact version, so an older version's answers may never
 // move. RECORDED: each older calibration's answers and meter for one request, computed on main before svc-1.3.0's
-// engine changes (the gate and relevance reads), same model file, threads 1, one sequence, context 1024.
+// engine changes (the gate and relevance reads), and svc-1.3.0's before svc-1.4.0 (option descriptions read); same
+// model file, threads 1, one sequence, context 1024.
 let scorer: Scorer;
 beforeAll(async () => {
   scorer = await openScorer({ modelPath: defaultModelPath(), threads: 1, sequences: 1, contextSize: 1024 });
@@ -168,6 +169,40 @@ const RECORDED: Record<string, { answers: unknown; meter: unknown }> = {
       tokens_reused: 98,
     },
   },
+  "cal-20261123-2": {
+    answers: [
+      {
+        id: "refund",
+        answer: { type: "check", probability: 0.4672, confidence: 0.0031, abstained: false },
+      },
+      {
+        id: "mood",
+        answer: {
+          type: "rate",
+          rating: 0.9819,
+          levels: ["calm", "annoyed", "angry"],
+          probabilities: [0.3524, 0.3133, 0.3343],
+          confidence: 0.0011,
+          abstained: false,
+        },
+      },
+      {
+        id: "team",
+        answer: {
+          type: "pick",
+          choice: "shipping",
+          probabilities: [
+            ["billing", 0.2167],
+            ["shipping", 0.6269],
+            ["technical support", 0.1564],
+          ],
+          confidence: 0.1678,
+          abstained: false,
+        },
+      },
+    ],
+    meter: { tokens_evaluated: 89, tokens_reused: 98 },
+  },
 };
 
 const answer = async (calibration: string) =>
@@ -179,7 +214,7 @@ const answer = async (calibration: string) =>
   });
 
 describe("older exact versions answer as they did at their release (replays stay byte-identical)", () => {
-  it.each(["svc-1.0.0", "svc-1.1.0", "svc-1.2.0"])("%s", async (id) => {
+  it.each(["svc-1.0.0", "svc-1.1.0", "svc-1.2.0", "svc-1.3.0"])("%s", async (id) => {
     const cal = findModel(id)?.calibration as string;
     const r = await answer(cal);
     expect({ answers: r.answers, meter: r.meter }).toEqual(RECORDED[cal]);
@@ -190,5 +225,28 @@ describe("older exact versions answer as they did at their release (replays stay
     const old = RECORDED["cal-20261123-1"] as { answers: { id: string }[] };
     expect(r.answers.filter((a) => a.id !== "mood")).toEqual(old.answers.filter((a) => a.id !== "mood"));
     expect(r.answers.find((a) => a.id === "mood")).not.toEqual(old.answers.find((a) => a.id === "mood"));
+  });
+
+  it("svc-1.4.0 reads option descriptions: without any it answers and meters as svc-1.3.0; a pick sent as keys with descriptions names the option its description fits", async () => {
+    const cal = findModel("svc-1.4.0")?.calibration as string;
+    const r = await answer(cal);
+    expect({ answers: r.answers, meter: r.meter }).toEqual(RECORDED["cal-20261123-2"]);
+
+    const team = QUESTIONS[2] as Extract<ScoreQuestion, { type: "pick" }>;
+    const keyed: ScoreQuestion = {
+      ...team,
+      options: team.options.map((o, i) => ({ label: `team_${i + 1}`, description: o.label })),
+    };
+    const score = (calibration: string, version: string) =>
+      new Engine(scorer, loadCalibration(join(CALIBRATION_DIR, `${calibration}.json`)), version).score({
+        request_id: "r1",
+        model: version,
+        state: STATE,
+        questions: [keyed],
+      });
+    const now = (await score(cal, "svc-1.4.0")).answers[0]?.answer;
+    const before = (await score("cal-20261123-2", "svc-1.3.0")).answers[0]?.answer;
+    expect(now).toMatchObject({ choice: "team_2" }); // shipping, as the labelled pick answers
+    expect(before).not.toMatchObject({ choice: "team_2" });
   });
 });

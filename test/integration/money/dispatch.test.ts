@@ -108,7 +108,7 @@ describe("dispatch and refunds", () => {
     expect(b.headers.get("idempotent-replayed")).toBe("true");
     expect(b.json).toMatchObject({
       served_by: "gpu",
-      model: "svc-1.3.0",
+      model: "svc-1.4.0",
       id: a.json.id,
       created: a.json.created,
     });

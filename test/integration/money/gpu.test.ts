@@ -37,7 +37,7 @@ describe("through the real GPU worker", () => {
       { "idempotency-key": "gpu-1" },
     );
     expect(a.status, a.text).toBe(200);
-    expect(a.json).toMatchObject({ object: "decision", served_by: "gpu", model: "svc-1.3.0" });
+    expect(a.json).toMatchObject({ object: "decision", served_by: "gpu", model: "svc-1.4.0" });
     expect(a.json.id).toBe(a.headers.get("x-request-id"));
     const usage = a.json.usage as { input_tokens: number; charge_micro_cents: number };
     expect(usage.charge_micro_cents).toBe(usage.input_tokens * 5);

@@ -74,11 +74,11 @@ describe("npm start (startStack), black-box over HTTP", () => {
       expect(JSON.parse(body)).toMatchObject({
         object: "decision",
         served_by: "gpu",
-        model: "svc-1.3.0",
+        model: "svc-1.4.0",
         answers: { topic: { choice: "refund" } }, // the README's promise for the demo's pick
       });
 
-      expect(stack.served).toMatchObject({ model: "svc-1.3.0" });
+      expect(stack.served).toMatchObject({ model: "svc-1.4.0" });
       expect(seen.some((s) => !s.file)).toBe(true); // the stale file went away while starting
       expect(seen.filter((s) => s.file && !s.served)).toEqual([]); // and came back only when served
       const demo = JSON.parse(readFileSync(file, "utf8"));

@@ -1,0 +1,146 @@
+/**
+ * `tsx gpu-worker/eval/real/descriptions.ts [every-nth]`: are option descriptions read? The held-out real picks
+ * three ways, through the Engine with `svc-1`'s calibration: as written (meaningful labels, no descriptions);
+ * rewritten as a caller with machine keys would send them (labels `option_1`…, the original label as the
+ * description) with the shipped pick phrasing `ph-qa`, which scores labels; and the same rewrite with
+ * `ph-qa-described`, which scores a description where there is one. Prints accuracy, NLL and mean confidence.
+ */
+import { join } from "node:path";
+import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { ALIASES, findModel } from "../../../schema/models";
+import { DEMO_DECIDE } from "../../../scripts/stack/demo-decide";
+import { CALIBRATION_DIR, type Calibration, loadCalibration } from "../../src/calibration";
+import { Engine } from "../../src/engine";
+import { defaultModelPath } from "../../src/model-check";
+import { openScorer } from "../../src/scorer";
+import { answerIndex, type EvalItem } from "../dataset/item";
+import { argmax } from "../metrics";
+import { everyNth, loadRealDataset } from "./score-real";
+
+const EVERY = Number(process.argv[2] ?? 1);
+
+const keyed = (q: ScoreQuestion): ScoreQuestion =>
+  q.type === "pick"
+    ? { ...q, options: q.options.map((o, i) => ({ label: `option_${i + 1}`, description: o.label })) }
+    : q;
+
+/** The pick phrasings compared (the shipped calibration's map, only the phrasings swapped). */
+const CANDIDATES: string[][] = [["ph-qa-described"], ["ph-qa-label-described"], ["ph-qa", "ph-qa-described"]];
+
+interface Tally {
+  right: number;
+  nll: number;
+  conf: number;
+  n: number;
+}
+
+async function tally(
+  engine: Engine,
+  version: string,
+  cases: { state: string; question: ScoreQuestion; want: number }[],
+): Promise<Tally> {
+  const t: Tally = { right: 0, nll: 0, conf: 0, n: cases.length };
+  for (const [i, c] of cases.entries()) {
+    const r = await engine.score({
+      request_id: `d${i}`,
+      model: version,
+      state: c.state,
+      questions: [c.question],
+    });
+    const a = r.answers[0]?.answer;
+    if (a?.type !== "pick") throw new Error("no pick answer");
+    const p = a.probabilities.map(([, v]) => v);
+    if (argmax(p) === c.want) t.right++;
+    t.nll -= Math.log(Math.max(p[c.want] ?? 0, 1e-6));
+    t.conf += Math.max(...p);
+  }
+  return t;
+}
+
+const row = (name: string, t: Tally) =>
+  `| ${name} | ${(t.right / t.n).toFixed(3)} | ${(t.nll / t.n).toFixed(3)} | ${(t.conf / t.n).toFixed(3)} |`;
+
+async function main(): Promise<void> {
+  const version = ALIASES["svc-1"] as string;
+  const shippedId = findModel("svc-1.3.0")?.calibration as string;
+  const shipped = loadCalibration(join(CALIBRATION_DIR, `${shippedId}.json`));
+  const withPhrasings = (phrasings: string[]): Calibration => ({
+    ...shipped,
+    types: { ...shipped.types, pick: { ...shipped.types.pick, phrasings } },
+  });
+  const scorer = await openScorer({
+    modelPath: defaultModelPath(),
+    threads: 2,
+    sequences: 1,
+    contextSize: 2048,
+  });
+  const held = everyNth(
+    loadRealDataset().filter((it: EvalItem) => it.type === "pick" && it.split === "heldout"),
+    EVERY,
+  ).map((it) => ({
+    state: it.state,
+    question: { ...it.question, id: "q" } as ScoreQuestion,
+    want: answerIndex(it),
+  }));
+  const keyedHeld = held.map((c) => ({ ...c, question: keyed(c.question) }));
+  const demo = DEMO_TEXTS.map(([state, want]) => ({ state, question: DEMO_TOPIC, want }));
+  console.log(`held-out real picks: ${held.length} (every ${EVERY}); calibration maps of ${shippedId}`);
+  console.log("| options as sent, pick phrasings | accuracy | NLL | mean confidence (max p) |");
+  console.log("| --- | --- | --- | --- |");
+  const shippedEngine = new Engine(scorer, shipped, version);
+  console.log(
+    row(
+      "real picks as written (labels, no descriptions), `ph-qa` (svc-1.3.0)",
+      await tally(shippedEngine, version, held),
+    ),
+  );
+  console.log(
+    row(
+      "real picks as keys + descriptions, `ph-qa` (svc-1.3.0)",
+      await tally(shippedEngine, version, keyedHeld),
+    ),
+  );
+  for (const c of CANDIDATES)
+    console.log(
+      row(
+        `real picks as keys + descriptions, \`${c.join(" + ")}\``,
+        await tally(new Engine(scorer, withPhrasings(c), version), version, keyedHeld),
+      ),
+    );
+  console.log(
+    row(
+      "demo topic pick (labels + descriptions), `ph-qa` (svc-1.3.0)",
+      await tally(shippedEngine, version, demo),
+    ),
+  );
+  for (const c of CANDIDATES)
+    console.log(
+      row(
+        `demo topic pick (labels + descriptions), \`${c.join(" + ")}\``,
+        await tally(new Engine(scorer, withPhrasings(c), version), version, demo),
+      ),
+    );
+  await scorer.close();
+}
+
+/** The demo's topic pick (scripts/stack/demo-decide.ts) on three support messages, with the right option. */
+const DEMO_TOPIC: ScoreQuestion = {
+  id: "q",
+  type: "pick",
+  instructions: DEMO_DECIDE.questions.topic.instructions,
+  criteria: [],
+  options: Object.entries(DEMO_DECIDE.questions.topic.options).map(([label, description]) => ({
+    label,
+    description,
+  })),
+};
+const DEMO_TEXTS: [string, number][] = [
+  [DEMO_DECIDE.state, 0],
+  ["The customer wrote: thank you so much, the team was wonderful and the delivery was fast!", 3],
+  ["The customer wrote: I cannot log in, the password reset link never arrives.", 2],
+];
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
