@@ -144,3 +144,43 @@ describe("phrasings averaged after one state prefix", () => {
     );
   });
 });
+
+describe("svc-1.4.0's pick phrasings: labels and descriptions", () => {
+  const described: Calibration = {
+    ...cal,
+    types: { ...cal.types, pick: { ...identity, phrasings: ["ph-qa", "ph-qa-described"] } },
+  };
+  const pick = (descriptions: (string | null)[]): ScoreQuestion => ({
+    id: "p",
+    type: "pick",
+    instructions: "Which?",
+    criteria: [],
+    options: descriptions.map((description, i) => ({ label: `k${i}`, description })),
+  });
+
+  it("ph-qa-described scores ` <description>` where an option has one, else ` <label>`", () => {
+    expect(PHRASINGS["ph-qa-described"]?.continuations(pick(["German", null]))).toEqual([" German", " k1"]);
+  });
+
+  it("a pick without descriptions reads alike in both phrasings and is evaluated once", async () => {
+    const calls: { state: string; n: number; prompts: string[] }[] = [];
+    await new Engine(fakeScorer(calls), described, "svc-1.4.0").score({
+      request_id: "r",
+      model: "svc-1.4.0",
+      state: "S",
+      questions: [pick([null, null])],
+    });
+    expect(calls.map((c) => [c.state, c.n])).toEqual([["S", 1]]);
+  });
+
+  it("a pick with descriptions is evaluated in both phrasings after the one state prefix", async () => {
+    const calls: { state: string; n: number; prompts: string[] }[] = [];
+    await new Engine(fakeScorer(calls), described, "svc-1.4.0").score({
+      request_id: "r",
+      model: "svc-1.4.0",
+      state: "S",
+      questions: [pick(["German", null])],
+    });
+    expect(calls.map((c) => [c.state, c.n])).toEqual([["S", 2]]);
+  });
+});
