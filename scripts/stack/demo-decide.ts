@@ -1,3 +1,5 @@
+import type { ScoreQuestion } from "../../schema/engine-protocol";
+
 /**
  * The decide that `npm start` and the README offer a newcomer: one call, two questions about a support message.
  * The topic pick is one the default 135M model answers (test/integration/gpu-worker/everyday-cases.test.ts keeps
@@ -21,3 +23,22 @@ export const DEMO_DECIDE = {
     refund: { type: "check", instructions: "Does the customer ask for a refund?" },
   },
 } as const;
+
+/** The demo's topic pick as the engine receives it. */
+export const DEMO_TOPIC_QUESTION: Extract<ScoreQuestion, { type: "pick" }> = {
+  id: "topic",
+  type: "pick",
+  instructions: DEMO_DECIDE.questions.topic.instructions,
+  criteria: [],
+  options: Object.entries(DEMO_DECIDE.questions.topic.options).map(([label, description]) => ({
+    label,
+    description,
+  })),
+};
+
+/** Support messages the topic pick is checked on, each with the option that names its topic. */
+export const DEMO_TOPIC_CASES: [state: string, label: string][] = [
+  [DEMO_DECIDE.state, "refund"],
+  ["The customer wrote: thank you so much, the team was wonderful and the delivery was fast!", "praise"],
+  ["The customer wrote: I cannot log in, the password reset link never arrives.", "login"],
+];

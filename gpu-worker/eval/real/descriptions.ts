@@ -1,14 +1,15 @@
 /**
- * `tsx gpu-worker/eval/real/descriptions.ts [every-nth]`: are option descriptions read? The held-out real picks
- * three ways, through the Engine with `svc-1`'s calibration: as written (meaningful labels, no descriptions);
- * rewritten as a caller with machine keys would send them (labels `option_1`…, the original label as the
- * description) with the shipped pick phrasing `ph-qa`, which scores labels; and the same rewrite with
- * `ph-qa-described`, which scores a description where there is one. Prints accuracy, NLL and mean confidence.
+ * `tsx gpu-worker/eval/real/descriptions.ts [every-nth]`: are option descriptions read? Through the Engine with
+ * `svc-1.3.0`'s calibration maps, pick phrasings swapped: the held-out real picks as written (meaningful labels,
+ * no descriptions); the same picks as a caller with machine keys sends them (labels `option_1`…, the original
+ * label as the description); and the demo's topic pick (scripts/stack/demo-decide.ts: labels are words,
+ * descriptions short phrases) on its support messages. Prints accuracy, NLL and mean confidence per phrasing set
+ * (docs/quality.md, "Option descriptions are read").
  */
 import { join } from "node:path";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { ALIASES, findModel } from "../../../schema/models";
-import { DEMO_DECIDE } from "../../../scripts/stack/demo-decide";
+import { DEMO_TOPIC_CASES, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/demo-decide";
 import { CALIBRATION_DIR, type Calibration, loadCalibration } from "../../src/calibration";
 import { Engine } from "../../src/engine";
 import { defaultModelPath } from "../../src/model-check";
@@ -34,11 +35,13 @@ interface Tally {
   n: number;
 }
 
-async function tally(
-  engine: Engine,
-  version: string,
-  cases: { state: string; question: ScoreQuestion; want: number }[],
-): Promise<Tally> {
+interface Case {
+  state: string;
+  question: ScoreQuestion;
+  want: number;
+}
+
+async function tally(engine: Engine, version: string, cases: Case[]): Promise<Tally> {
   const t: Tally = { right: 0, nll: 0, conf: 0, n: cases.length };
   for (const [i, c] of cases.entries()) {
     const r = await engine.score({
@@ -83,62 +86,35 @@ async function main(): Promise<void> {
     want: answerIndex(it),
   }));
   const keyedHeld = held.map((c) => ({ ...c, question: keyed(c.question) }));
-  const demo = DEMO_TEXTS.map(([state, want]) => ({ state, question: DEMO_TOPIC, want }));
+  const labels = DEMO_TOPIC_QUESTION.options.map((o) => o.label);
+  const demo = DEMO_TOPIC_CASES.map(([state, label]) => ({
+    state,
+    question: DEMO_TOPIC_QUESTION,
+    want: labels.indexOf(label),
+  }));
   console.log(`held-out real picks: ${held.length} (every ${EVERY}); calibration maps of ${shippedId}`);
   console.log("| options as sent, pick phrasings | accuracy | NLL | mean confidence (max p) |");
   console.log("| --- | --- | --- | --- |");
   const shippedEngine = new Engine(scorer, shipped, version);
+  const sets: [string, Case[]][] = [
+    ["real picks as keys + descriptions", keyedHeld],
+    ["demo topic pick (labels + descriptions)", demo],
+  ];
   console.log(
     row(
       "real picks as written (labels, no descriptions), `ph-qa` (svc-1.3.0)",
       await tally(shippedEngine, version, held),
     ),
   );
-  console.log(
-    row(
-      "real picks as keys + descriptions, `ph-qa` (svc-1.3.0)",
-      await tally(shippedEngine, version, keyedHeld),
-    ),
-  );
-  for (const c of CANDIDATES)
-    console.log(
-      row(
-        `real picks as keys + descriptions, \`${c.join(" + ")}\``,
-        await tally(new Engine(scorer, withPhrasings(c), version), version, keyedHeld),
-      ),
-    );
-  console.log(
-    row(
-      "demo topic pick (labels + descriptions), `ph-qa` (svc-1.3.0)",
-      await tally(shippedEngine, version, demo),
-    ),
-  );
-  for (const c of CANDIDATES)
-    console.log(
-      row(
-        `demo topic pick (labels + descriptions), \`${c.join(" + ")}\``,
-        await tally(new Engine(scorer, withPhrasings(c), version), version, demo),
-      ),
-    );
+  for (const [name, cases] of sets) {
+    console.log(row(`${name}, \`ph-qa\` (svc-1.3.0)`, await tally(shippedEngine, version, cases)));
+    for (const c of CANDIDATES) {
+      const engine = new Engine(scorer, withPhrasings(c), version);
+      console.log(row(`${name}, \`${c.join(" + ")}\``, await tally(engine, version, cases)));
+    }
+  }
   await scorer.close();
 }
-
-/** The demo's topic pick (scripts/stack/demo-decide.ts) on three support messages, with the right option. */
-const DEMO_TOPIC: ScoreQuestion = {
-  id: "q",
-  type: "pick",
-  instructions: DEMO_DECIDE.questions.topic.instructions,
-  criteria: [],
-  options: Object.entries(DEMO_DECIDE.questions.topic.options).map(([label, description]) => ({
-    label,
-    description,
-  })),
-};
-const DEMO_TEXTS: [string, number][] = [
-  [DEMO_DECIDE.state, 0],
-  ["The customer wrote: thank you so much, the team was wonderful and the delivery was fast!", 3],
-  ["The customer wrote: I cannot log in, the password reset link never arrives.", 2],
-];
 
 main().catch((e) => {
   console.error(e);

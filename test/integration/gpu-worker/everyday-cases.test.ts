@@ -6,7 +6,7 @@ import { defaultModelPath } from "../../../gpu-worker/src/model-check";
 import { openScorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { ALIASES } from "../../../schema/models";
-import { DEMO_DECIDE } from "../../../scripts/stack/demo-decide";
+import { DEMO_TOPIC_CASES, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/demo-decide";
 
 // Everyday questions a new user asks first, on the real model with the calibration the alias `svc-1` serves.
 // Written before any tuning of framing or calibration (issue #13); the cases are not part of the fit.
@@ -133,26 +133,10 @@ describe("everyday cases: the right outcome gets the highest probability", () =>
 // The topic pick `npm start` and the README offer a newcomer (scripts/stack/demo-decide.ts). Unlike the cases
 // above it was chosen after measuring, as a question the default model does answer; this keeps the demo honest:
 // when a version stops answering it, the demo changes with it.
-const DEMO_TOPIC: ScoreQuestion = {
-  id: "topic",
-  type: "pick",
-  instructions: DEMO_DECIDE.questions.topic.instructions,
-  criteria: [],
-  options: Object.entries(DEMO_DECIDE.questions.topic.options).map(([label, description]) => ({
-    label,
-    description,
-  })),
-};
-
 describe("the demo's topic pick names the topic of each support message", () => {
-  const texts: [string, string][] = [
-    [DEMO_DECIDE.state, "refund"],
-    ["The customer wrote: thank you so much, the team was wonderful and the delivery was fast!", "praise"],
-    ["The customer wrote: I cannot log in, the password reset link never arrives.", "login"],
-  ];
-  for (const [state, want] of texts)
+  for (const [state, want] of DEMO_TOPIC_CASES)
     it(`${want}: ${state}`, async () => {
-      const p = await probabilities(state, DEMO_TOPIC);
-      expect(DEMO_TOPIC.options?.[p.indexOf(Math.max(...p))]?.label).toBe(want);
+      const p = await probabilities(state, DEMO_TOPIC_QUESTION);
+      expect(DEMO_TOPIC_QUESTION.options[p.indexOf(Math.max(...p))]?.label).toBe(want);
     });
 });
