@@ -205,12 +205,12 @@ const RECORDED: Record<string, { answers: unknown; meter: unknown }> = {
   },
 };
 
-const answer = async (calibration: string) =>
+const answer = async (calibration: string, questions = QUESTIONS) =>
   new Engine(scorer, loadCalibration(join(CALIBRATION_DIR, `${calibration}.json`)), calibration).score({
     request_id: "r0",
     model: calibration,
     state: STATE,
-    questions: QUESTIONS,
+    questions,
   });
 
 describe("older exact versions answer as they did at their release (replays stay byte-identical)", () => {
@@ -237,15 +237,8 @@ describe("older exact versions answer as they did at their release (replays stay
       ...team,
       options: team.options.map((o, i) => ({ label: `team_${i + 1}`, description: o.label })),
     };
-    const score = (calibration: string, version: string) =>
-      new Engine(scorer, loadCalibration(join(CALIBRATION_DIR, `${calibration}.json`)), version).score({
-        request_id: "r1",
-        model: version,
-        state: STATE,
-        questions: [keyed],
-      });
-    const now = (await score(cal, "svc-1.4.0")).answers[0]?.answer;
-    const before = (await score("cal-20261123-2", "svc-1.3.0")).answers[0]?.answer;
+    const now = (await answer(cal, [keyed])).answers[0]?.answer;
+    const before = (await answer(findModel("svc-1.3.0")?.calibration as string, [keyed])).answers[0]?.answer;
     expect(now).toMatchObject({ choice: "team_2" }); // shipping, as the labelled pick answers
     expect(before).not.toMatchObject({ choice: "team_2" });
   });

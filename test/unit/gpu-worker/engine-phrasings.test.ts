@@ -162,25 +162,23 @@ describe("svc-1.4.0's pick phrasings: labels and descriptions", () => {
     expect(PHRASINGS["ph-qa-described"]?.continuations(pick(["German", null]))).toEqual([" German", " k1"]);
   });
 
-  it("a pick without descriptions reads alike in both phrasings and is evaluated once", async () => {
+  /** The scorer calls one request with `q` makes: [state, questions evaluated]. */
+  async function evaluations(q: ScoreQuestion): Promise<[string, number][]> {
     const calls: { state: string; n: number; prompts: string[] }[] = [];
     await new Engine(fakeScorer(calls), described, "svc-1.4.0").score({
       request_id: "r",
       model: "svc-1.4.0",
       state: "S",
-      questions: [pick([null, null])],
+      questions: [q],
     });
-    expect(calls.map((c) => [c.state, c.n])).toEqual([["S", 1]]);
+    return calls.map((c) => [c.state, c.n]);
+  }
+
+  it("a pick without descriptions reads alike in both phrasings and is evaluated once", async () => {
+    expect(await evaluations(pick([null, null]))).toEqual([["S", 1]]);
   });
 
   it("a pick with descriptions is evaluated in both phrasings after the one state prefix", async () => {
-    const calls: { state: string; n: number; prompts: string[] }[] = [];
-    await new Engine(fakeScorer(calls), described, "svc-1.4.0").score({
-      request_id: "r",
-      model: "svc-1.4.0",
-      state: "S",
-      questions: [pick(["German", null])],
-    });
-    expect(calls.map((c) => [c.state, c.n])).toEqual([["S", 2]]);
+    expect(await evaluations(pick(["German", null]))).toEqual([["S", 2]]);
   });
 });
