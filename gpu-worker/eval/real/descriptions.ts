@@ -15,7 +15,7 @@ import { Engine } from "../../src/engine";
 import { defaultModelPath } from "../../src/model-check";
 import { openScorer } from "../../src/scorer";
 import { answerIndex, type EvalItem } from "../dataset/item";
-import { argmax } from "../metrics";
+import { type Report, report } from "../metrics";
 import { everyNth, loadRealDataset } from "./score-real";
 
 const EVERY = Number(process.argv[2] ?? 1);
@@ -28,21 +28,15 @@ const keyed = (q: ScoreQuestion): ScoreQuestion =>
 /** The pick phrasings compared (the shipped calibration's map, only the phrasings swapped). */
 const CANDIDATES: string[][] = [["ph-qa-described"], ["ph-qa-label-described"], ["ph-qa", "ph-qa-described"]];
 
-interface Tally {
-  right: number;
-  nll: number;
-  conf: number;
-  n: number;
-}
-
 interface Case {
   state: string;
   question: ScoreQuestion;
   want: number;
 }
 
-async function tally(engine: Engine, version: string, cases: Case[]): Promise<Tally> {
-  const t: Tally = { right: 0, nll: 0, conf: 0, n: cases.length };
+/** The engine's pick answers on `cases`, measured like every other evaluation here (metrics.ts). */
+async function measure(engine: Engine, version: string, cases: Case[]): Promise<Report> {
+  const probs: number[][] = [];
   for (const [i, c] of cases.entries()) {
     const r = await engine.score({
       request_id: `d${i}`,
@@ -52,16 +46,17 @@ async function tally(engine: Engine, version: string, cases: Case[]): Promise<Ta
     });
     const a = r.answers[0]?.answer;
     if (a?.type !== "pick") throw new Error("no pick answer");
-    const p = a.probabilities.map(([, v]) => v);
-    if (argmax(p) === c.want) t.right++;
-    t.nll -= Math.log(Math.max(p[c.want] ?? 0, 1e-6));
-    t.conf += Math.max(...p);
+    probs.push(a.probabilities.map(([, v]) => v));
   }
-  return t;
+  return report(
+    probs,
+    cases.map((c) => c.want),
+    false,
+  );
 }
 
-const row = (name: string, t: Tally) =>
-  `| ${name} | ${(t.right / t.n).toFixed(3)} | ${(t.nll / t.n).toFixed(3)} | ${(t.conf / t.n).toFixed(3)} |`;
+const row = (name: string, r: Report) =>
+  `| ${name} | ${r.accuracy.toFixed(3)} | ${r.nll.toFixed(3)} | ${r.meanConfidence.toFixed(3)} |`;
 
 async function main(): Promise<void> {
   const version = ALIASES["svc-1"] as string;
@@ -103,14 +98,14 @@ async function main(): Promise<void> {
   console.log(
     row(
       "real picks as written (labels, no descriptions), `ph-qa` (svc-1.3.0)",
-      await tally(shippedEngine, version, held),
+      await measure(shippedEngine, version, held),
     ),
   );
   for (const [name, cases] of sets) {
-    console.log(row(`${name}, \`ph-qa\` (svc-1.3.0)`, await tally(shippedEngine, version, cases)));
+    console.log(row(`${name}, \`ph-qa\` (svc-1.3.0)`, await measure(shippedEngine, version, cases)));
     for (const c of CANDIDATES) {
       const engine = new Engine(scorer, withPhrasings(c), version);
-      console.log(row(`${name}, \`${c.join(" + ")}\``, await tally(engine, version, cases)));
+      console.log(row(`${name}, \`${c.join(" + ")}\``, await measure(engine, version, cases)));
     }
   }
   await scorer.close();
