@@ -104,10 +104,15 @@ export const USAGE_BATCH = { windowMs: 50, maxEvents: 100 };
 /**
  * The usage log of an env (one per isolate): events recorded within `windowMs` of each other are written in one
  * statement, so Postgres sees one round trip per batch instead of one per request; `record` resolves when the
- * event's batch has landed (the caller hands it to `waitUntil`, which keeps the isolate until then). A write
- * that failed on the way (an error without a SQLSTATE `code`) is retried: the write is idempotent by request id
- * and the roll-ups count each event once, so a retry can never double count. A batch the database refuses is
- * written again event by event, so one bad event cannot take the others with it.
+ * event's batch has landed (the caller hands it to `waitUntil`). A write that failed on the way (an error without
+ * a SQLSTATE `code`) is retried: the write is idempotent by request id and the roll-ups count each event once, so
+ * a retry can never double count. A batch the database refuses is written again event by event, so one bad event
+ * cannot take the others with it. Events that could not be written are logged here, once, by the writer.
+ *
+ * The write runs in the request that closes the batch: the one whose event fills it, or the one that opened it,
+ * when its window timer fires. Workers cancel the continuations of a request that has ended, so a batch must
+ * never wait on a promise of another request to start writing (it did: a full batch opened by a finished
+ * request was never written).
  */
 export function usageLog(env: DbEnv, batching = USAGE_BATCH): UsageLog {
   if (!env.DATABASE_URL) return { record: async () => {} };
@@ -123,40 +128,53 @@ export function usageLog(env: DbEnv, batching = USAGE_BATCH): UsageLog {
       return each.map((r) => (r.status === "rejected" ? r.reason : null));
     }
   };
-  let open: { events: UsageEvent[]; errors: Promise<unknown[]>; close: () => void } | null = null;
+  const logFailures = (errors: unknown[]) => {
+    const failed = errors.filter((e) => e !== null);
+    if (failed.length > 0)
+      console.error(`${failed.length} usage event(s) not written:`, messageOf(failed[0]));
+    return errors;
+  };
+  interface Batch {
+    events: UsageEvent[];
+    written: boolean;
+    timer: ReturnType<typeof setTimeout>;
+    /** Settles with each event's error once the batch's writer is done. */
+    outcome: Promise<unknown[]>;
+    settle: (errors: Promise<unknown[]>) => void;
+  }
+  let open: Batch | null = null;
+  const writeNow = (batch: Batch): Promise<unknown[]> => {
+    if (open === batch) open = null;
+    batch.written = true;
+    const errors = writeBatch(batch.events).then(logFailures);
+    batch.settle(errors);
+    clearTimeout(batch.timer);
+    return errors;
+  };
+  const openBatch = (): Batch => {
+    let settle!: Batch["settle"];
+    const outcome = new Promise<unknown[]>((resolve) => {
+      settle = resolve;
+    });
+    const batch: Batch = { events: [], written: false, outcome, settle, timer: undefined as never };
+    batch.timer = setTimeout(() => {
+      if (!batch.written) void writeNow(batch);
+    }, batching.windowMs);
+    return batch;
+  };
   return {
     async record(e) {
-      if (!open) {
-        const events: UsageEvent[] = [];
-        let close!: () => void;
-        const closed = new Promise<void>((resolve) => {
-          close = resolve;
-        });
-        const timer = setTimeout(close, batching.windowMs);
-        const batch = {
-          events,
-          close: () => {
-            clearTimeout(timer);
-            close();
-          },
-          errors: closed.then(() => {
-            if (open === batch) open = null;
-            return writeBatch(events);
-          }),
-        };
-        open = batch;
-      }
+      open ??= openBatch();
       const batch = open;
       const index = batch.events.push(e) - 1;
-      if (batch.events.length >= batching.maxEvents) {
-        open = null;
-        batch.close();
-      }
-      const error = (await batch.errors)[index];
+      const outcome = batch.events.length >= batching.maxEvents ? writeNow(batch) : batch.outcome;
+      const error = (await outcome)[index];
       if (error !== null) throw error;
     },
   };
 }
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
   for (let n = 0; ; n++) {

@@ -1,7 +1,7 @@
 // The console end to end over HTTP: the Worker in workerd against the test stack (Postgres, Redis), the
 // local e-mail fake (codes read from its inbox), the local identity provider (real RS256 keys, JWKS,
 // authorize and token endpoints) and a GPU stand-in — as `npm start` wires them.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
 import { type FakeEmail, startFakeEmail } from "../../../scripts/stack/fake-email";
 import { type FakeIdp, startFakeIdp } from "../../../scripts/stack/fake-idp";
@@ -100,25 +100,33 @@ describe("console end to end", () => {
     const decision = (await played.json()) as { id: string; usage: Record<string, unknown> };
     expect(decision.usage).toMatchObject({ tier: "test", charge_micro_cents: 0, unit_price_micro_cents: 0 });
 
-    await new Promise((r) => setTimeout(r, 300)); // usage events and the content log are written after the response
-    const rows = await withStackDb(async (q) => ({
-      events: (
-        await q("SELECT key_id, mode, status FROM usage_events WHERE account_id = $1 ORDER BY created_at", [
-          accountId,
-        ])
-      ).rows,
-      logs: (
-        await q(
-          "SELECT request_id, key_id, request->'state' AS state, delete_after - now() > interval '47 hours' AS two_days FROM content_logs WHERE account_id = $1",
-          [accountId],
-        )
-      ).rows,
-    }));
-    expect(rows.events).toEqual([
-      { key_id: key.id, mode: "test", status: 200 },
-      { key_id: `playground_${accountId}`, mode: "test", status: 200 },
-    ]);
-    expect(rows.logs).toEqual([{ request_id: decision.id, key_id: null, state: body.state, two_days: true }]);
+    // Usage events and the content log are written after the response, each in its own batch.
+    await vi.waitFor(
+      async () => {
+        const rows = await withStackDb(async (q) => ({
+          events: (
+            await q(
+              "SELECT key_id, mode, status FROM usage_events WHERE account_id = $1 ORDER BY created_at",
+              [accountId],
+            )
+          ).rows,
+          logs: (
+            await q(
+              "SELECT request_id, key_id, request->'state' AS state, delete_after - now() > interval '47 hours' AS two_days FROM content_logs WHERE account_id = $1",
+              [accountId],
+            )
+          ).rows,
+        }));
+        expect(rows.events).toEqual([
+          { key_id: key.id, mode: "test", status: 200 },
+          { key_id: `playground_${accountId}`, mode: "test", status: 200 },
+        ]);
+        expect(rows.logs).toEqual([
+          { request_id: decision.id, key_id: null, state: body.state, two_days: true },
+        ]);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
   });
 
   it("browser sign-in with the identity provider: start → authorize → callback → cookie session", async () => {

@@ -25,6 +25,17 @@ afterAll(async () => {
   await gpu?.stop();
 });
 
+/** Resolves once the worker has admitted a score request (its `/metrics` in-flight gauge), so a kill lands mid-request. */
+async function scoring(url: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (Date.now() < end) {
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    if (/^svc_engine_in_flight [1-9]/m.test(metrics)) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error("the GPU worker never admitted the request");
+}
+
 describe("through the real GPU worker", () => {
   it("'a GPU original is recomputed on the original exact version and is byte-identical'; billed once", async () => {
     const acct = await seed();
@@ -65,7 +76,7 @@ describe("through the real GPU worker", () => {
     await credit(edge.url, acct.accountId, 100_000_000);
     const longState = { notes: "The weather report mentions rain, wind and cold. ".repeat(150) };
     const pending = decide(edge.url, secret, { ...DECIDE_BODY, state: longState, fallback: "never" });
-    await new Promise((r) => setTimeout(r, 400));
+    await scoring(gpu.url);
     gpu.child.kill("SIGKILL");
     const r = await pending;
     expect(r.status).toBe(503);

@@ -19,6 +19,17 @@ async function postgresJournal(accountId: string) {
   });
 }
 
+async function usageEventsByStatus(accountId: string): Promise<Record<number, number>> {
+  const events = await withStackDb((q) =>
+    q("SELECT status, count(*)::int AS n FROM usage_events WHERE account_id = $1 GROUP BY status", [
+      accountId,
+    ]),
+  );
+  return Object.fromEntries(
+    (events.rows as Array<{ status: number; n: number }>).map((r) => [r.status, Number(r.n)]),
+  );
+}
+
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -64,14 +75,10 @@ describe("ledger on the real stack", () => {
     expect(pg.debit).toEqual({ n: 57, amount: 57 * charge });
     expect(pg.refund).toBeUndefined();
 
-    const events = await withStackDb((q) =>
-      q(
-        "SELECT status, count(*)::int AS n FROM usage_events WHERE account_id = $1 GROUP BY status ORDER BY status",
-        [acct.accountId],
-      ),
-    );
-    const byStatus = Object.fromEntries(
-      (events.rows as Array<{ status: number; n: number }>).map((r) => [r.status, Number(r.n)]),
+    // Usage events land after their responses, in batches of their own, not with the journal's flush.
+    const byStatus = await until(
+      () => usageEventsByStatus(acct.accountId),
+      (counts) => Object.values(counts).reduce((a, b) => a + b, 0) >= 200,
     );
     expect(byStatus).toEqual({ 200: 57, 402: 143 });
   });
