@@ -110,9 +110,9 @@ export const USAGE_BATCH = { windowMs: 50, maxEvents: 100 };
  * cannot take the others with it. Events that could not be written are logged here, once, by the writer.
  *
  * The write runs in the request that closes the batch: the one whose event fills it, or the one that opened it,
- * when its window timer fires. Workers cancel the continuations of a request that has ended, so a batch must
- * never wait on a promise of another request to start writing (it did: a full batch opened by a finished
- * request was never written).
+ * when its window timer fires. A batch never waits on another request's promise to start writing: workerd may
+ * cancel continuations resolved from another request's context (a full batch was lost that way; see
+ * docs/decisions.md, "Who writes").
  */
 export function usageLog(env: DbEnv, batching = USAGE_BATCH): UsageLog {
   if (!env.DATABASE_URL) return { record: async () => {} };
