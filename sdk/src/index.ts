@@ -32,5 +32,13 @@ export {
 export { limitErrors, limitsFor } from "./limits.js";
 export { CONSOLE_PATH_PREFIX, OPERATIONS, type OperationName } from "./operations.js";
 export type * from "./resource-types.js";
-export { DEFAULT_RETRY, isRetryable, type RetryOptions, retryDelay } from "./retry.js";
+export {
+  DEFAULT_RETRY,
+  inProgressDelay,
+  isInProgress,
+  isRetryable,
+  type RetryOptions,
+  retryDelay,
+} from "./retry.js";
+export { attemptTimeoutMs, DEFAULT_TIMEOUTS, type TimeoutOptions } from "./timeouts.js";
 export type { ApiResponse, Call, RequestOptions, ResponseMeta, TransportOptions } from "./transport.js";

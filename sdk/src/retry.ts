@@ -44,6 +44,28 @@ export function isRetryable(err: SvcError): boolean {
   }
 }
 
+/** True for 409 `idempotency_in_progress`: the first attempt with this key is still being answered. */
+export function isInProgress(err: SvcError): boolean {
+  return err.type === "conflict" && err.code === "idempotency_in_progress";
+}
+
+/**
+ * Milliseconds to wait before asking again after 409 `idempotency_in_progress` (its `retry-after`, 1 s
+ * without one), or undefined once `waitedMs` plus that wait would pass `budgetMs` (the call's own attempt
+ * bound) or retries are off. These waits do not use up `maxRetries`: a long decide that outlived an
+ * attempt's timeout is still being computed, and asking again after it ends replays it uncharged.
+ */
+export function inProgressDelay(
+  err: SvcError,
+  waitedMs: number,
+  budgetMs: number,
+  options: Required<RetryOptions>,
+): number | undefined {
+  if (options.maxRetries === 0 || (err.retry_after ?? 0) > options.maxRetryAfterSeconds) return undefined;
+  const delay = (err.retry_after ?? 1) * 1000;
+  return waitedMs + delay > budgetMs ? undefined : delay;
+}
+
 /**
  * Milliseconds to wait before retry number `retry` (1-based), or undefined when the error must not be
  * retried (not retryable, retries used up, or a `retry-after` longer than the client waits for).

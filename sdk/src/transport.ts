@@ -1,17 +1,16 @@
 import { SvcError } from "./errors.js";
 import { errorFromFailure, errorFromResponse, parseSuccess } from "./response.js";
-import { DEFAULT_RETRY, type RetryOptions, retryDelay } from "./retry.js";
+import { DEFAULT_RETRY, inProgressDelay, isInProgress, type RetryOptions, retryDelay } from "./retry.js";
+import { attemptTimeoutMs, DEFAULT_TIMEOUTS, type TimeoutOptions } from "./timeouts.js";
 
 /** Settings of a client's transport. */
-export interface TransportOptions extends RetryOptions {
+export interface TransportOptions extends RetryOptions, TimeoutOptions {
   /** The API's base address, e.g. `http://127.0.0.1:8787` for `npm start`. */
   baseUrl: string;
   /** An API key, `svc_live_…` or `svc_test_…` (not needed for the public routes). */
   apiKey?: string;
   /** The fetch to use (default the global one): Node ≥ 20, browsers and Workers all have it. */
   fetch?: typeof fetch;
-  /** Bound on one attempt in ms (default 60,000). */
-  timeoutMs?: number;
   /** Headers sent on every request (e.g. a `user-agent` naming the calling app). */
   headers?: Record<string, string>;
   /** How to wait between attempts (tests pass a fake clock). */
@@ -26,6 +25,7 @@ export interface RequestOptions {
   clientRequestId?: string;
   /** Stops the call (and its retries). */
   signal?: AbortSignal;
+  /** Bound on one attempt of this call in ms, exactly (instead of the one grown from the body's size). */
   timeoutMs?: number;
   maxRetries?: number;
 }
@@ -74,6 +74,7 @@ const sleepFor = (ms: number, signal?: AbortSignal) =>
 /** The fetch-based transport: headers, one attempt with a timeout, and the retry loop of the spec's rules. */
 export class Transport {
   private readonly retry: Required<RetryOptions>;
+  private readonly timeouts: Required<TimeoutOptions>;
 
   constructor(private readonly options: TransportOptions) {
     this.retry = {
@@ -82,28 +83,48 @@ export class Transport {
       maxDelayMs: options.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
       maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? DEFAULT_RETRY.maxRetryAfterSeconds,
     };
+    this.timeouts = {
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUTS.timeoutMs,
+      timeoutMsPerKiB: options.timeoutMsPerKiB ?? DEFAULT_TIMEOUTS.timeoutMsPerKiB,
+      maxTimeoutMs: options.maxTimeoutMs ?? DEFAULT_TIMEOUTS.maxTimeoutMs,
+    };
   }
 
-  /** Sends `call`, retrying by the spec's rules; resolves with the 2xx body or rejects with an SvcError. */
+  /**
+   * Sends `call`, retrying by the spec's rules; resolves with the 2xx body or rejects with an SvcError. Each
+   * attempt is bounded by the call's timeout (grown from the body's size); 409 `idempotency_in_progress` is
+   * waited out for up to that bound again, without using up `maxRetries`.
+   */
   async send<T>(call: Call, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
     const retry = { ...this.retry, maxRetries: opts.maxRetries ?? this.retry.maxRetries };
     const sleep = this.options.sleep ?? sleepFor;
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const bodyBytes = body === undefined ? 0 : new TextEncoder().encode(body).byteLength;
+    const timeoutMs = opts.timeoutMs ?? attemptTimeoutMs(bodyBytes, this.timeouts);
+    let retries = 0;
+    let waitedInProgressMs = 0;
     for (let attempt = 1; ; attempt++) {
-      const result = await this.attempt<T>(call, opts, attempt);
+      const result = await this.attempt<T>(call, body, timeoutMs, opts, attempt);
       if (!(result instanceof SvcError)) return result;
-      const delay = opts.signal?.aborted ? undefined : retryDelay(result, attempt, retry);
+      if (opts.signal?.aborted) throw result.withAttempts(attempt);
+      const inProgress = isInProgress(result);
+      const delay = inProgress
+        ? inProgressDelay(result, waitedInProgressMs, timeoutMs, retry)
+        : retryDelay(result, ++retries, retry);
       if (delay === undefined) throw result.withAttempts(attempt);
+      if (inProgress) waitedInProgressMs += delay;
       await sleep(delay, opts.signal);
     }
   }
 
   private async attempt<T>(
     call: Call,
+    body: string | undefined,
+    timeoutMs: number,
     opts: RequestOptions,
     attempts: number,
   ): Promise<ApiResponse<T> | SvcError> {
     const controller = new AbortController();
-    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs ?? 60_000;
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -117,7 +138,7 @@ export class Transport {
       const res = await doFetch(this.url(call), {
         method: call.method,
         headers: this.headers(call, opts),
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        body,
         signal: controller.signal,
       });
       const text = await res.text();

@@ -1,12 +1,13 @@
 // A scripted fetch for the SDK's unit tests: answers in order, records every request it was given.
 import { SvcClient } from "../../sdk/src/index";
 
-/** One scripted answer: an error envelope, a JSON body, raw text, or a thrown network error. */
+/** One scripted answer: an error envelope, a JSON body, raw text, a thrown network error, or none until aborted. */
 export type Scripted =
   | { error: string; type: string; status: number; retryAfter?: number; param?: string }
   | { json: unknown; status?: number; headers?: Record<string, string> }
   | { text: string; status: number }
-  | { throws: Error };
+  | { throws: Error }
+  | { hangs: true };
 
 export interface Recorded {
   method: string;
@@ -27,7 +28,7 @@ function errorResponse(s: Extract<Scripted, { error: string }>, n: number): Resp
 /** A client on a scripted fetch with a recording sleep; `requests` and `sleeps` fill as it runs. */
 export function scriptedClient(
   script: Scripted[],
-  options: { maxRetries?: number; checkLimits?: boolean } = {},
+  options: { maxRetries?: number; checkLimits?: boolean; timeoutMs?: number; timeoutMsPerKiB?: number } = {},
 ) {
   const requests: Recorded[] = [];
   const sleeps: number[] = [];
@@ -42,6 +43,10 @@ export function scriptedClient(
     const s = script[Math.min(n, script.length - 1)];
     if (!s) throw new Error("empty script");
     if ("throws" in s) throw s.throws;
+    if ("hangs" in s)
+      return new Promise<Response>((_, reject) =>
+        init.signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))),
+      );
     if ("error" in s) return errorResponse(s, n);
     if ("text" in s) return new Response(s.text, { status: s.status });
     return new Response(JSON.stringify(s.json), {

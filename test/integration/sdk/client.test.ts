@@ -80,6 +80,36 @@ describe("SDK against the local stack", () => {
     expect(waits[0]).toBeGreaterThanOrEqual(1_000); // retry-after in seconds, as sent
   });
 
+  it("a decide that outlives its attempt's timeout is sent again with the same key and charged once", async () => {
+    const { acct } = await client();
+    const keys: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      keys.push(new Headers(init?.headers).get("idempotency-key") ?? "");
+      return fetch(input, init);
+    };
+    // Only the first attempt is slow (300 ms at the stand-in, over its 100 ms bound); the client waits
+    // 1.5 s before the retry, by when that attempt has ended (a replay is recomputed, fast now).
+    const sdk = new SvcClient({
+      baseUrl: world.edge.url,
+      apiKey: acct.keys[0]!.secret,
+      fetch: recording,
+      sleep: async () => {
+        world.gpu.setMode("ok");
+        await new Promise((r) => setTimeout(r, 1_500));
+      },
+    });
+    const before = (await sdk.getBalance()).balance_micro_cents;
+    world.gpu.setMode("slow");
+    try {
+      const r = await sdk.decideWithResponse(REQUEST, { timeoutMs: 100 });
+      expect(r.meta.attempts).toBeGreaterThanOrEqual(2);
+      expect(new Set(keys.slice(1)).size).toBe(1); // keys[0] is the balance read
+      expect((await sdk.getBalance()).balance_micro_cents).toBe(before - r.data.usage.charge_micro_cents);
+    } finally {
+      world.gpu.setMode("ok");
+    }
+  });
+
   it("errors are typed values: 401, 402, 403, 404 and 422 with type, code, param and request_id", async () => {
     const bad = new SvcClient({ baseUrl: world.edge.url, apiKey: `svc_live_${"0".repeat(40)}` });
     const e401 = await failure(bad.getKey());

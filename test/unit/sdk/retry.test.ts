@@ -1,5 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { isSvcError, SvcClient, type SvcError } from "../../../sdk/src/index";
+import { describe, expect, it, vi } from "vitest";
+import {
+  attemptTimeoutMs,
+  DEFAULT_TIMEOUTS,
+  isSvcError,
+  SvcClient,
+  type SvcError,
+} from "../../../sdk/src/index";
 import { type Scripted, scriptedClient } from "../../support/sdk-fake-fetch";
 
 const DECISION = {
@@ -158,5 +164,71 @@ describe("SDK never retries other 4xx, nor 429 test_daily_quota", () => {
     expect([e.status, e.type, e.code, e.attempts]).toEqual([status, type, code, 1]);
     expect(requests).toHaveLength(1);
     expect(sleeps).toEqual([]);
+  });
+});
+
+describe("a decide's timeout grows with its body; after a timeout the same key is asked again (issue 30, item 5)", () => {
+  it("attemptTimeoutMs: 60 s, plus 20 s per KiB of body, at most 15 minutes", () => {
+    const at = (bytes: number) => attemptTimeoutMs(bytes, DEFAULT_TIMEOUTS);
+    expect([at(0), at(1024), at(5 * 1024), at(40 * 1024), at(256 * 1024)]).toEqual([
+      60_000, 80_000, 160_000, 860_000, 900_000,
+    ]);
+    expect(attemptTimeoutMs(0, { ...DEFAULT_TIMEOUTS, timeoutMs: 5_000 })).toBe(5_000);
+  });
+
+  it("a call without a body gets timeoutMs; a decide waits longer the larger its body; a per-call timeoutMs is exact", async () => {
+    const elapsed = async (call: (c: SvcClient) => Promise<unknown>) => {
+      const { client } = scriptedClient([{ hangs: true }], {
+        maxRetries: 0,
+        timeoutMs: 20,
+        timeoutMsPerKiB: 200,
+      });
+      const t0 = performance.now();
+      const e = await failure(call(client));
+      expect(e.type).toBe("timeout");
+      return performance.now() - t0;
+    };
+    const large = { state: "x".repeat(2048), questions: body.questions };
+    expect(await elapsed((c) => c.getKey())).toBeLessThan(300);
+    expect(await elapsed((c) => c.decide(large))).toBeGreaterThanOrEqual(400); // 20 ms + 2 KiB × 200 ms
+    expect(await elapsed((c) => c.decide(large, { timeoutMs: 20 }))).toBeLessThan(300);
+  });
+
+  it("timeout → 409 idempotency_in_progress (waited out, not counted as retries) → the replay, one key throughout", async () => {
+    const inProgress: Scripted = {
+      error: "idempotency_in_progress",
+      type: "conflict",
+      status: 409,
+      retryAfter: 1,
+    };
+    const replay: Scripted = { json: DECISION, headers: { "idempotent-replayed": "true" } };
+    const script = [{ hangs: true } as const, inProgress, inProgress, inProgress, replay];
+    // The first attempt's timeout runs on a fake clock; the in-progress waits are as long as that timeout.
+    vi.useFakeTimers();
+    try {
+      const { client, requests, sleeps } = scriptedClient(script, { maxRetries: 1 });
+      const pending = client.decideWithResponse(body, { timeoutMs: 3_500 });
+      await vi.advanceTimersByTimeAsync(3_500);
+      const r = await pending;
+      expect([r.meta.replayed, r.meta.attempts]).toEqual([true, 5]);
+      expect(new Set(requests.map((q) => q.headers["idempotency-key"])).size).toBe(1);
+      expect(sleeps.slice(1)).toEqual([1000, 1000, 1000]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("409 idempotency_in_progress is waited out for at most the call's timeout; maxRetries 0 waits for nothing", async () => {
+    const inProgress: Scripted = {
+      error: "idempotency_in_progress",
+      type: "conflict",
+      status: 409,
+      retryAfter: 1,
+    };
+    const { client, sleeps } = scriptedClient([inProgress]);
+    const e = await failure(client.decide(body, { timeoutMs: 3_500 }));
+    expect([e.code, e.attempts, sleeps]).toEqual(["idempotency_in_progress", 4, [1000, 1000, 1000]]);
+    const none = scriptedClient([inProgress]);
+    expect((await failure(none.client.decide(body, { maxRetries: 0 }))).attempts).toBe(1);
   });
 });

@@ -1,5 +1,17 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { Answer, CheckAnswer, DecideRequest, Decision, PickAnswer } from "../../../sdk/src/index";
+import type { ModelLimits as SchemaModelLimits } from "../../../schema/models";
+import type { PlanList as SchemaPlanList } from "../../../schema/plan-list";
+import type { UsageReport as SchemaUsageReport } from "../../../schema/usage";
+import type {
+  Answer,
+  CheckAnswer,
+  DecideRequest,
+  Decision,
+  ModelLimits,
+  PickAnswer,
+  PlanList,
+  UsageReport,
+} from "../../../sdk/src/index";
 import { scriptedClient } from "../../support/sdk-fake-fetch";
 
 // These tests are checked by `tsc` (npm run typecheck); at run time they only call a scripted client.
@@ -63,5 +75,15 @@ describe("decide(): the answer types follow from the request (const type paramet
     const general = await client.decide(loose);
     expectTypeOf(general).toEqualTypeOf<Decision>();
     expectTypeOf(general.answers[""]).toEqualTypeOf<Answer | undefined>();
+  });
+});
+
+describe("the read routes' types are the API's wire schemas (the package carries its own copy)", () => {
+  it("ModelLimits, PlanList and UsageReport equal schema/'s", () => {
+    expectTypeOf<ModelLimits>().toEqualTypeOf<SchemaModelLimits>();
+    expectTypeOf<UsageReport>().toEqualTypeOf<SchemaUsageReport>();
+    // zod's catchall gives an intersection where the SDK writes one object type: the same values either way.
+    expectTypeOf<PlanList>().toExtend<SchemaPlanList>();
+    expectTypeOf<SchemaPlanList>().toExtend<PlanList>();
   });
 });
