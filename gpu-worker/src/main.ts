@@ -1,4 +1,4 @@
-import { MODELS, V1_LIMITS } from "../../schema/models";
+import { type EvaluationLayout, findModel, MODELS, SVC1_LAYOUT, V1_LIMITS } from "../../schema/models";
 import { loadCalibration } from "./calibration";
 import { catalogCalibrationPath } from "./calibration-pin";
 import { contextSizeFor } from "./context-size";
@@ -7,7 +7,7 @@ import { defaultModelPath, ModelFileError, verifyModelFile } from "./model-check
 import { openScorer } from "./scorer";
 import { createWorkerServer } from "./server";
 
-/** Every active GPU version of the catalog: all share the svc-1 model file, each with its own calibration. */
+/** Every active GPU version of the catalog, each with its weights, layout and calibration. */
 export const SERVED_BY_DEFAULT = MODELS.filter((m) => m.served_by === "gpu" && m.status === "active").map(
   (m) => m.id,
 );
@@ -32,7 +32,6 @@ export function configFromEnv(env = process.env) {
     queueMax: int("SVC_QUEUE_MAX", 16),
     /** Default: what the catalogue's largest request needs (`contextSizeFor`). */
     contextSize: int("SVC_CONTEXT_SIZE", contextSizeFor(V1_LIMITS)),
-    batchSize: int("SVC_BATCH_SIZE", 512),
     secret: env.GPU_SIGNING_SECRET ?? "",
     port: int("PORT", 8788),
     host: env.HOST || "0.0.0.0",
@@ -41,12 +40,24 @@ export function configFromEnv(env = process.env) {
   };
 }
 
+/**
+ * The evaluation layout of the versions served together (they share one scorer, so one layout); a version the
+ * catalogue does not know evaluates with svc-1's.
+ */
+function sharedLayout(versions: string[]): EvaluationLayout {
+  const layouts = new Set(versions.map((v) => JSON.stringify(findModel(v)?.gpu?.layout ?? SVC1_LAYOUT)));
+  if (layouts.size > 1)
+    throw new ModelFileError(`SVC_MODEL_VERSION ${versions.join(", ")} mixes evaluation layouts.`);
+  return JSON.parse([...layouts][0] as string) as EvaluationLayout;
+}
+
 async function main(): Promise<void> {
   const cfg = configFromEnv();
   if (!cfg.secret)
     throw new ModelFileError("GPU_SIGNING_SECRET is not set. Fix: set it to the edge's shared secret.");
   if (cfg.calibrationOverride && cfg.modelVersions.length !== 1)
     throw new ModelFileError("SVC_CALIBRATION needs a single SVC_MODEL_VERSION.");
+  const layout = sharedLayout(cfg.modelVersions);
   const check = await verifyModelFile(cfg.modelPath);
   const calibrations = cfg.modelVersions.map(
     (v) => [v, loadCalibration(cfg.calibrationOverride ?? catalogCalibrationPath(v))] as const,
@@ -61,7 +72,7 @@ async function main(): Promise<void> {
   );
 
   const t0 = performance.now();
-  const scorer = await openScorer(cfg);
+  const scorer = await openScorer({ ...cfg, layout });
   const ready = new Map(calibrations.map(([v, cal]) => [v, new Engine(scorer, cal, v)]));
   // Warm-up: one tiny request per version, so the first real call does not pay for lazy allocation.
   for (const [v, e] of ready)
@@ -74,8 +85,15 @@ async function main(): Promise<void> {
   engines = ready;
   const served = calibrations.map(([v, c]) => `${v}: calibration ${c.version}, framing ${c.framing}`);
   console.log(
-    `engine: ready in ${Math.round(performance.now() - t0)} ms (threads ${cfg.threads}, sequences ${cfg.sequences}; ${served.join("; ")})`,
+    `engine: ready in ${Math.round(performance.now() - t0)} ms (numerics class ${scorer.numerics.id}, threads ${cfg.threads}, sequences ${cfg.sequences}; ${served.join("; ")})`,
   );
+  const unlisted = cfg.modelVersions.filter(
+    (v) => !findModel(v)?.gpu?.numerics_classes.includes(scorer.numerics.id),
+  );
+  if (unlisted.length)
+    console.warn(
+      `engine: numerics class ${scorer.numerics.id} is not one the catalogue serves ${unlisted.join(", ")} on: this worker's answers differ from the recorded ones (scripts/ggml-cpu-pin.mjs pins CPU workers; docs/decisions.md)`,
+    );
 
   const stop = () => {
     server.close();

@@ -10,9 +10,11 @@ import {
   type Token,
 } from "node-llama-cpp";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
+import { type EvaluationLayout, SVC1_LAYOUT } from "../../schema/models";
 import type { Framing, Piece } from "./framings";
 import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-walk";
 import { Mutex, Pool } from "./lock";
+import { type NumericsClass, numericsClassOf } from "./numerics";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
 import { continuationTokens, tokenizePieces } from "./tokenize";
 import { buildTrie, type Trie } from "./trie";
@@ -23,8 +25,11 @@ export interface ScorerOptions {
   threads: number;
   /** Sequences in the shared context = requests that may hold a sequence at once. */
   sequences: number;
-  /** Tokens per decode call (llama.cpp batch); fixed, so a request's batch layout never depends on load. */
-  batchSize?: number;
+  /**
+   * The version's evaluation layout (default svc-1's): batch = micro-batch tokens per decode, fixed so a
+   * request's batch layout never depends on load, and flash attention set explicitly (never the library's auto).
+   */
+  layout?: EvaluationLayout;
   /** Tokens one sequence can hold (state prefix + one question + its longest continuation). */
   contextSize?: number;
   gpu?: "auto" | "cuda" | false;
@@ -85,6 +90,8 @@ export interface PreparedRequest {
 export interface Scorer {
   readonly model: LlamaModel;
   readonly contextSize: number;
+  /** What this process contributes to the numbers (backend, kernels, threads, build). */
+  readonly numerics: NumericsClass;
   /**
    * Tokenizes and plans a request once; `score` then runs that plan. `relevance[i]`: also read question i's
    * prompt log-probability (`RawScores.promptLogProbs`).
@@ -148,8 +155,9 @@ function plan(
  * position 0, in the same chunks, which keeps answers byte-identical whatever else is running.
  * Per request: the state prefix once, then the question prompts as a tree (common leading tokens once, see
  * prompt-tree), each branch rewound to its parent's end, then each question's label trie (chains of label tokens
- * in one decode, see label-walk). A question's scores are bit-identical alone and among others. Flash attention is left at node-llama-cpp's "auto" (on for CPU),
- * which is what the calibration was fitted on: turning it off changes logits by ~0.06.
+ * in one decode, see label-walk). A question's scores are bit-identical alone and among others. Flash attention
+ * is the layout's, on for svc-1 (what node-llama-cpp's "auto" chose on CPU when the calibrations were fitted;
+ * off changes logits by ~0.06).
  */
 export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   const llama: Llama = await getLlama({
@@ -176,12 +184,17 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     }),
   });
   const contextSize = opts.contextSize ?? 8192;
+  const layout = opts.layout ?? SVC1_LAYOUT;
+  if (layout.ubatch !== layout.batch)
+    throw new Error("node-llama-cpp sets the micro-batch to the batch: a layout needs ubatch = batch");
   const context: LlamaContext = await model.createContext({
     sequences: opts.sequences,
     contextSize,
-    batchSize: opts.batchSize ?? 512,
+    batchSize: layout.batch,
+    flashAttention: layout.flash_attention,
     threads: { ideal: opts.threads, min: opts.threads },
   });
+  const numerics = await numericsClassOf(llama, opts.threads);
   const seqs: LlamaContextSequence[] = [];
   for (let i = 0; i < opts.sequences; i++) seqs.push(context.getSequence());
   const pool = new Pool(seqs);
@@ -274,6 +287,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   return {
     model,
     contextSize,
+    numerics,
     prepare: (state, questions, framing, relevance) => plan(model, state, questions, framing, relevance),
     score: scorePlan,
     rawScores: (state, questions, framing) => scorePlan(plan(model, state, questions, framing)),

@@ -41,6 +41,19 @@ function send(res: ServerResponse, status: number, body: string, type = "applica
   res.end(body);
 }
 
+/**
+ * `/readyz`: 200 once warmed, with what the pool routes by (the exact versions served and the numerics class
+ * they are computed in); 503 while loading.
+ */
+function sendReadiness(res: ServerResponse, engines: ReadonlyMap<string, Engine> | null): void {
+  const first = engines?.values().next().value;
+  if (!engines || !first) send(res, 503, '{"ready":false}');
+  else {
+    const body = { ready: true, numerics_class: first.scorer.numerics.id, models: [...engines.keys()] };
+    send(res, 200, JSON.stringify(body));
+  }
+}
+
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) throw new HttpError("bad_request", `body over ${limit} bytes`, 413);
@@ -107,6 +120,13 @@ export function createWorkerServer(
         "model_not_served",
         `this worker serves ${[...engines.keys()].join(", ")}, not ${parsed.data.model}`,
       );
+    const numerics = engine.scorer.numerics.id;
+    const wanted = parsed.data.numerics_class;
+    if (wanted !== undefined && wanted !== numerics)
+      throw new HttpError(
+        "model_not_served",
+        `this worker computes ${parsed.data.model} in numerics class ${numerics}, not ${wanted}`,
+      );
     let prepared: PreparedRequest;
     try {
       prepared = engine.prepare(parsed.data);
@@ -121,7 +141,7 @@ export function createWorkerServer(
       metrics.tokensEvaluated += out.meter.tokens_evaluated;
       metrics.tokensReused += out.meter.tokens_reused;
       metrics.request("ok", (performance.now() - started) / 1000);
-      send(res, 200, JSON.stringify(out));
+      send(res, 200, JSON.stringify({ ...out, numerics_class: numerics }));
     } finally {
       track(-1);
     }
@@ -132,8 +152,7 @@ export function createWorkerServer(
     const route = `${req.method} ${path}`;
     const handle = async () => {
       if (route === "GET /livez") return send(res, 200, '{"ok":true}');
-      if (route === "GET /readyz")
-        return getEngines() ? send(res, 200, '{"ready":true}') : send(res, 503, '{"ready":false}');
+      if (route === "GET /readyz") return sendReadiness(res, getEngines());
       if (route === "GET /metrics") return send(res, 200, metrics.render(), "text/plain; version=0.0.4");
       if (route === "POST /v1/score") return score(req, res);
       throw new HttpError("bad_request", `no route ${route}`, 404);

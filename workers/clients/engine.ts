@@ -8,7 +8,9 @@ import { GpuPool, GpuPoolError, poolUrls } from "./gpu-pool";
 
 export interface Dispatched {
   served_by: "gpu" | "fallback";
-  result: Omit<ScoreResponse, "meter">;
+  result: Omit<ScoreResponse, "meter" | "numerics_class">;
+  /** The GPU worker's numerics class (null: the fallback, or a worker that reports none). */
+  numerics_class?: string | null;
 }
 
 export interface DispatchOptions {
@@ -16,6 +18,8 @@ export interface DispatchOptions {
   fallback: ModelVersion | null;
   /** Billable input tokens: a GPU call's deadline grows with them (prefill dominates on long states). */
   tokens: number;
+  /** A replay of a GPU original: only a worker of the original's numerics class may compute it. */
+  numericsClass?: string;
 }
 
 /** A GPU call's deadline: 10 s plus 12 ms a token (a 16,384-token state prefills in about a minute on a quiet 2-core CPU; twice that leaves room for load). */
@@ -59,10 +63,16 @@ export class Engine {
   async dispatch(req: ScoreRequest, opts: DispatchOptions): Promise<Dispatched> {
     const deadlineAt = Date.now() + DISPATCH_BUDGET_MS;
     try {
-      return {
-        served_by: "gpu",
-        result: await this.pool.score(req, { timeoutMs: gpuTimeoutMs(opts.tokens), deadlineAt }),
-      };
+      const placed = opts.numericsClass ? { ...req, numerics_class: opts.numericsClass } : req;
+      const {
+        meter: _,
+        numerics_class,
+        ...result
+      } = await this.pool.score(placed, {
+        timeoutMs: gpuTimeoutMs(opts.tokens),
+        deadlineAt,
+      });
+      return { served_by: "gpu", result, numerics_class: numerics_class ?? null };
     } catch (err) {
       if (!(err instanceof GpuPoolError)) throw err;
       if (err.reason === "fault") {

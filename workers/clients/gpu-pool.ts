@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { EngineError, type ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
 import { signRequest } from "../../schema/signing";
 
@@ -13,11 +14,27 @@ export class GpuPoolError extends Error {
   }
 }
 
+/** What a worker said it serves (`/readyz`, or learned from its answers): exact versions × numerics class. */
+interface Advert {
+  /** Null: the worker reports no class (a stand-in, an old build). */
+  numericsClass: string | null;
+  /** Null: not yet known (learned from `/readyz`). */
+  models: Set<string> | null;
+}
+
 interface WorkerState {
   url: string;
   inflight: number;
   /** Until when the worker is skipped after a failure (ms since epoch). */
   downUntil: number;
+  /** Null until the worker's `/readyz` or an answer said what it serves. */
+  advert: Advert | null;
+}
+
+/** Where a call may go: the exact version, and for a replay the numerics class of the original. */
+export interface Placement {
+  model: string;
+  numericsClass?: string;
 }
 
 export interface GpuPoolOptions {
@@ -31,9 +48,11 @@ export interface GpuPoolOptions {
 const SCORE_PATH = "/v1/score";
 
 /**
- * Signed client for a pool of GPU workers: least in-flight first (per isolate), a worker that fails is
- * skipped for a back-off and re-admitted after its `/readyz` answers 200; a call that fails for capacity
- * (connection refused or reset, timeout, 503 overloaded, 404 model not served) moves on to the next worker.
+ * Signed client for a pool of GPU workers: least in-flight first (per isolate), among the workers that
+ * advertise the call's exact version (and, for a replay, the original's numerics class). A worker that fails
+ * is skipped for a back-off and re-admitted after its `/readyz` answers 200; a call that fails for capacity
+ * (connection refused or reset, timeout, 503 overloaded, 413 too many tokens) moves on to the next worker; a
+ * 404 `model_not_served` refreshes what that worker advertises and moves on.
  */
 export class GpuPool {
   private readonly workers: WorkerState[];
@@ -46,7 +65,12 @@ export class GpuPool {
     private readonly secret: string,
     opts: GpuPoolOptions = {},
   ) {
-    this.workers = urls.map((url) => ({ url: url.replace(/\/+$/, ""), inflight: 0, downUntil: 0 }));
+    this.workers = urls.map((url) => ({
+      url: url.replace(/\/+$/, ""),
+      inflight: 0,
+      downUntil: 0,
+      advert: null,
+    }));
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.backoffMs = opts.backoffMs ?? 2_000;
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 1_000;
@@ -56,12 +80,14 @@ export class GpuPool {
     return this.workers.length;
   }
 
-  private async ready(w: WorkerState): Promise<boolean> {
-    if (w.downUntil <= 0) return true;
-    if (Date.now() < w.downUntil) return false;
+  /** Asks `/readyz`: ready or not, and what the worker advertises. A failed probe backs the worker off. */
+  private async probe(w: WorkerState): Promise<boolean> {
     try {
       const res = await fetch(`${w.url}/readyz`, { signal: AbortSignal.timeout(this.probeTimeoutMs) });
-      await res.body?.cancel();
+      const body = ReadyAdvert.safeParse(safeJson(await res.text()));
+      w.advert = body.success
+        ? { numericsClass: body.data.numerics_class, models: new Set(body.data.models) }
+        : { numericsClass: null, models: null };
       if (res.ok) {
         w.downUntil = 0;
         return true;
@@ -74,6 +100,21 @@ export class GpuPool {
   }
 
   /**
+   * Whether `w` may take a call placed at `at`: it is up (a backed-off worker is probed again once its back-off
+   * passed) and it advertises the version and, for a replay, the original's class. A worker not yet known is
+   * probed first only when a class is required; otherwise the call itself tells what it serves.
+   */
+  private async accepts(w: WorkerState, at: Placement): Promise<boolean> {
+    if (w.downUntil > 0) {
+      if (Date.now() < w.downUntil || !(await this.probe(w))) return false;
+    } else if (!w.advert && at.numericsClass && !(await this.probe(w))) return false;
+    const a = w.advert;
+    if (!a) return true;
+    if (a.models && !a.models.has(at.model)) return false;
+    return !at.numericsClass || a.numericsClass === at.numericsClass;
+  }
+
+  /**
    * Scores on the first worker that can; throws GpuPoolError when none could. Each call's deadline is
    * `timeoutMs` (default the pool's), never past `deadlineAt` (ms since epoch): no worker is tried after it.
    */
@@ -83,6 +124,10 @@ export class GpuPool {
   ): Promise<ScoreResponse> {
     if (this.workers.length === 0) throw new GpuPoolError("no_capacity", "no GPU workers configured");
     const order = [...this.workers].sort((a, b) => a.downUntil - b.downUntil || a.inflight - b.inflight);
+    const at: Placement = {
+      model: req.model,
+      ...(req.numerics_class && { numericsClass: req.numerics_class }),
+    };
     const body = JSON.stringify(req);
     let lastReason = "no worker ready";
     for (const w of order) {
@@ -94,7 +139,7 @@ export class GpuPool {
         lastReason = "dispatch deadline passed";
         break;
       }
-      if (!(await this.ready(w))) continue;
+      if (!(await this.accepts(w, at))) continue;
       w.inflight++;
       try {
         const headers = await signRequest(this.secret, { method: "POST", path: SCORE_PATH, body });
@@ -108,6 +153,7 @@ export class GpuPool {
         if (res.ok) {
           const parsed = ScoreResponse.safeParse(JSON.parse(text));
           if (!parsed.success) throw new GpuPoolError("fault", `bad score response from ${w.url}`);
+          learn(w, req.model, parsed.data.numerics_class ?? null);
           return parsed.data;
         }
         const err = EngineError.safeParse(safeJson(text));
@@ -115,15 +161,15 @@ export class GpuPool {
         // A worker whose context cannot hold this request is a capacity problem, never the caller's 500.
         if (code === "too_many_tokens")
           console.error(`gpu worker ${w.url} cannot hold request ${req.request_id}`);
-        if (
-          code === "overloaded" ||
-          code === "too_many_tokens" ||
-          code === "model_not_served" ||
-          res.status === 503
-        ) {
+        if (code === "model_not_served") {
+          // Not a failure of the worker: it serves other versions or another class (redeployed?). Ask anew.
           lastReason = code;
-          if (code === "overloaded" || code === "too_many_tokens") continue;
-          w.downUntil = Date.now() + this.backoffMs;
+          await this.probe(w);
+          continue;
+        }
+        if (code === "overloaded" || code === "too_many_tokens" || res.status === 503) {
+          lastReason = code;
+          if (code !== "overloaded" && code !== "too_many_tokens") w.downUntil = Date.now() + this.backoffMs;
           continue;
         }
         throw new GpuPoolError("fault", `GPU worker answered ${res.status} ${code}`);
@@ -138,6 +184,16 @@ export class GpuPool {
     }
     throw new GpuPoolError("no_capacity", lastReason);
   }
+}
+
+/** A worker's `/readyz` body (`gpu-worker/src/server.ts`). */
+const ReadyAdvert = z.object({ numerics_class: z.string(), models: z.array(z.string()) });
+
+/** What an answer tells of its worker: its class, and that it serves `model`. */
+function learn(w: WorkerState, model: string, numericsClass: string | null): void {
+  if (!w.advert || w.advert.numericsClass !== numericsClass)
+    w.advert = { numericsClass, models: w.advert?.models ?? null };
+  w.advert.models?.add(model);
 }
 
 function safeJson(text: string): unknown {

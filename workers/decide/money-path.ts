@@ -98,6 +98,7 @@ export async function runMoneyPath(
       created: Math.floor(decodeTime(deps.requestId.slice("req_".length)) / 1000),
       model: out.result.model,
       served_by: out.served_by,
+      ...(out.numerics_class && { numerics_class: out.numerics_class }),
       usage: charge.usage,
     };
     Object.assign(event, { model: original.model, served_by: out.served_by }, charge.usage);

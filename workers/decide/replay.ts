@@ -8,8 +8,9 @@ import type { MoneyPathDeps, MoneyPathInput } from "./money-path";
 
 /**
  * A completed call replayed (spec: idempotency "Replay details"): nothing charged, nothing taken from the
- * limits; `id`, `created` and `usage` are the original's. A GPU original is recomputed on its exact version
- * and never on the fallback (no GPU → 503 `no_capacity`); a fallback original runs the normal path again.
+ * limits; `id`, `created` and `usage` are the original's. A GPU original is recomputed on its exact version, by
+ * a worker of the numerics class that computed it, and never on the fallback (no such worker → 503
+ * `no_capacity`); a fallback original runs the normal path again.
  */
 export async function replayDecision(
   deps: Pick<MoneyPathDeps, "engine">,
@@ -26,6 +27,7 @@ export async function replayDecision(
       {
         fallback: !gpuOriginal && subject.mode === "live" ? input.resolved.fallback : null,
         tokens: input.tokens.input_tokens,
+        ...(gpuOriginal && original.numerics_class && { numericsClass: original.numerics_class }),
       },
     );
   } catch (err) {

@@ -11,6 +11,8 @@ export interface OriginalResult {
   created: number;
   model: string;
   served_by: "gpu" | "fallback";
+  /** A GPU original's numerics class (metadata, not content): its replays are computed on that class only. */
+  numerics_class?: string;
   usage: Usage;
 }
 

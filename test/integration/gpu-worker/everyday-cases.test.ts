@@ -13,7 +13,8 @@ import { DEMO_TOPIC_CASES, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/de
 // KNOWN GAP (docs/quality.md, "A gate for pick, the relevance feature, rate refitted"): SmolLM2-135M has almost no signal
 // on yes/no questions about text, so no honest calibration gets the README pair to 0.8 / 0.2. Cases the version
 // `svc-1` resolves to gets wrong run as `it.fails`: they keep the expectation as written and turn red the day a
-// model or method meets it, so the list is updated on purpose rather than silently.
+// model or method meets it, so the list is updated on purpose rather than silently. Which cases are gaps is
+// measured on the pinned numerics class (docs/decisions.md): moving to it turned case 1 right and case 8 wrong.
 const version = ALIASES["svc-1"] as string;
 let engine: Engine;
 beforeAll(async () => {
@@ -83,12 +84,7 @@ const CASES: [string, ScoreQuestion, number, "gap"?][] = [
     0,
     "gap",
   ],
-  [
-    "Hi, how do I change the language of the app to French?",
-    check("Is this message about billing?"),
-    1,
-    "gap",
-  ],
+  ["Hi, how do I change the language of the app to French?", check("Is this message about billing?"), 1],
   [
     "CONGRATULATIONS! You have won a $1000 gift card. Click here to claim your prize now!",
     check("Is this message spam?"),
@@ -104,6 +100,7 @@ const CASES: [string, ScoreQuestion, number, "gap"?][] = [
     "Our server is down and no customer can log in!",
     choose("rate", "How urgent is this message?", ["low", "medium", "high"]),
     2,
+    "gap",
   ],
   [
     "Thanks for the newsletter, nice read.",

@@ -3,6 +3,7 @@ import { applyCalibration, type Calibration, subtractContentFree } from "../../.
 import { Engine } from "../../../gpu-worker/src/engine";
 import type { RawScores, Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { STUB_NUMERICS } from "../../support/stub-numerics";
 
 const identity = { temperature: 1, bias: [] as number[] };
 const cal = (contextual: boolean): Calibration => ({
@@ -35,6 +36,7 @@ function fakeScorer(seen: string[]): Scorer {
   return {
     model: undefined as never,
     contextSize: 1024,
+    numerics: STUB_NUMERICS,
     prepare: (state, qs) => ({ peakTokens: 1, state, qs }) as never,
     score: async (p) =>
       raw((p as unknown as { state: string }).state, (p as unknown as { qs: ScoreQuestion[] }).qs),

@@ -11,6 +11,7 @@ import {
 import { Engine } from "../../../gpu-worker/src/engine";
 import type { RawScores, Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { STUB_NUMERICS } from "../../support/stub-numerics";
 
 const identity = { temperature: 1, bias: [] as number[] };
 const gate = {
@@ -121,6 +122,7 @@ describe("relevance: log P(question | state) − log P(question | content-free s
     const scorer: Scorer = {
       model: undefined as never,
       contextSize: 1024,
+      numerics: STUB_NUMERICS,
       prepare: (state, qs, _framing, relevance) => ({ peakTokens: 1, state, qs, relevance }) as never,
       score: async (p) => {
         const x = p as unknown as { state: string; qs: ScoreQuestion[]; relevance?: boolean[] };

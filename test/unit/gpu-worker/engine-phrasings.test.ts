@@ -4,6 +4,7 @@ import { Engine } from "../../../gpu-worker/src/engine";
 import { PHRASINGS } from "../../../gpu-worker/src/phrasings";
 import type { RawScores, Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { STUB_NUMERICS } from "../../support/stub-numerics";
 
 const identity = { temperature: 1, bias: [] as number[] };
 const cal: Calibration = {
@@ -49,6 +50,7 @@ function fakeScorer(calls: { state: string; n: number; prompts: string[] }[]): S
   return {
     model: undefined as never,
     contextSize: 1024,
+    numerics: STUB_NUMERICS,
     prepare: (state, qs, framing) => ({ peakTokens: 1, state, qs, framing }) as never,
     score: async (p) => {
       const x = p as unknown as {
