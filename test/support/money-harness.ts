@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import { type ScoreRequest, ScoreRequest as ScoreRequestSchema } from "../../schema/engine-protocol";
+import { ALIASES } from "../../schema/models";
 import { SignatureVerifier } from "../../schema/signing";
 import { type EdgeWorker, startEdgeWorker } from "../../scripts/stack/edge-worker";
 import { type FakeFallback, startFakeFallback } from "../../scripts/stack/fake-fallback";
@@ -146,14 +147,26 @@ function uniform(req: ScoreRequest) {
   });
 }
 
-export async function startStandInGpu(initial: StandInMode = "ok"): Promise<StandInGpu> {
+/**
+ * A stand-in worker; with `numericsClass` it advertises that class on `/readyz` (with the versions it serves),
+ * reports it on each answer and refuses a replay placed on another class, as the real worker does.
+ */
+export async function startStandInGpu(
+  initial: StandInMode = "ok",
+  numericsClass?: string,
+): Promise<StandInGpu> {
   let mode = initial;
   let calls = 0;
   const verifier = new SignatureVerifier(GPU_SECRET);
   const sockets = new Set<Socket>();
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === "/readyz") {
-      res.writeHead(mode === "kill" ? 503 : 200).end("ok");
+      const ready = mode !== "kill";
+      if (!numericsClass) res.writeHead(ready ? 200 : 503).end("ok");
+      else {
+        const advert = { ready, numerics_class: numericsClass, models: [ALIASES["svc-1"]] };
+        res.writeHead(ready ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(advert));
+      }
       return;
     }
     const chunks: Buffer[] = [];
@@ -183,6 +196,13 @@ export async function startStandInGpu(initial: StandInMode = "ok"): Promise<Stan
       return;
     }
     const parsed = ScoreRequestSchema.parse(JSON.parse(body));
+    if (parsed.numerics_class && parsed.numerics_class !== numericsClass) {
+      const message = `computes in ${numericsClass}, not ${parsed.numerics_class}`;
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: "model_not_served", message }));
+      return;
+    }
     const answer = () =>
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
@@ -190,6 +210,7 @@ export async function startStandInGpu(initial: StandInMode = "ok"): Promise<Stan
           calibration: "cal-20261121-0",
           answers: uniform(parsed),
           meter: { tokens_evaluated: 1, tokens_reused: 0 },
+          ...(numericsClass && { numerics_class: numericsClass }),
         }),
       );
     if (mode === "slow") setTimeout(answer, 300);
@@ -231,11 +252,13 @@ export interface MoneyWorld {
  */
 export function useMoneyEdge(
   mode: StandInMode,
-  opts: { gpus?: number; fallback?: boolean } = {},
+  opts: { gpus?: number; fallback?: boolean; numericsClasses?: string[] } = {},
 ): MoneyWorld {
   const world = { gpus: [] as StandInGpu[] } as MoneyWorld;
   beforeAll(async () => {
-    world.gpus = await Promise.all(Array.from({ length: opts.gpus ?? 1 }, () => startStandInGpu(mode)));
+    world.gpus = await Promise.all(
+      Array.from({ length: opts.gpus ?? 1 }, (_, i) => startStandInGpu(mode, opts.numericsClasses?.[i])),
+    );
     world.gpu = world.gpus[0] as StandInGpu;
     if (opts.fallback) world.fallback = await startFakeFallback();
     world.edge = await startEdge({
