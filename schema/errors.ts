@@ -39,6 +39,16 @@ const e = (
     ? { type, status, retry, description }
     : { type, status, retry, description, retryAfter };
 
+/**
+ * EXTENSIONS: codes added within v1 under an existing type (spec "Versioning", rule 2). The spec's code table
+ * does not list them; this is the one place they are kept (the catalogue test allows exactly these beyond
+ * the spec). Clients act on `type`.
+ */
+export const EXTENSION_ERRORS = {
+  live_key_not_allowed: e("permission", 403, "no", "Evaluations run on test keys only; a live key was sent."),
+  evaluation_not_found: e("not_found", 404, "no", "No evaluation with that id in the account."),
+} as const satisfies Record<string, ErrorSpec>;
+
 export const ERRORS = {
   invalid_json: e(
     "invalid_request",
@@ -153,6 +163,7 @@ export const ERRORS = {
     "A dependency is in maintenance; nothing changed.",
     5,
   ),
+  ...EXTENSION_ERRORS,
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

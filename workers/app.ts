@@ -15,6 +15,7 @@ import { createSubscriptionCheckoutRoute } from "./routes/console/subscription-c
 import { joinWaitingListRoute } from "./routes/console/waiting-list/post";
 import { decide } from "./routes/decide/post";
 import { mountEndpoints } from "./routes/define";
+import { EVALUATION_ENDPOINTS } from "./routes/evaluations/endpoints";
 import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
@@ -47,6 +48,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     getUsage,
     creditLedger,
     ...CONSOLE_ENDPOINTS,
+    ...EVALUATION_ENDPOINTS,
     createCheckoutSession,
     listPlans,
     listPublicPlans,

@@ -5,6 +5,8 @@
 export interface Env {
   /** One AccountLedger Durable Object per account (balance, allowance, tier). */
   LEDGER: DurableObjectNamespace<import("./ledger/account-ledger").AccountLedger>;
+  /** One EvaluationRunner Durable Object per account (runs its evaluations from an alarm). */
+  EVALUATIONS: DurableObjectNamespace<import("./evaluations/runner-object").EvaluationRunner>;
   ENVIRONMENT?: string;
   /** Postgres connection string (Neon in production, the local bridge's target locally). */
   DATABASE_URL?: string;

@@ -4,15 +4,17 @@ import { sweepRefundIntents } from "./billing/refund-sweep";
 import { sweepInvitations } from "./billing/seat-service";
 import { httpEmailSender } from "./clients/email";
 import type { Env } from "./env";
+import { sweepEvaluations } from "./evaluations/sweep";
 import { ledgerStub } from "./ledger/stub";
 import { database } from "./stores/db";
 import { pruneUsageEvents, repairRecentUsageRollups } from "./stores/usage-rollups";
 
+export { EvaluationRunner } from "./evaluations/runner-object";
 export { AccountLedger } from "./ledger/account-ledger";
 
 /** Cron triggers (wrangler.toml `[triggers]`) and what each runs. */
 export const CRONS = {
-  /** Refunds recorded in Postgres because the ledger was unreachable. */
+  /** Refunds recorded in Postgres because the ledger was unreachable; evaluations kicked, expired ones deleted. */
   refunds: "*/5 * * * *",
   /** Recomputes the last hours' usage roll-ups from the raw events (a safety net; writes are exactly once). */
   usageRepair: "7 * * * *",
@@ -32,6 +34,7 @@ export default {
           console.error(`console sweep failed: ${e instanceof Error ? e.name : e}`),
         ),
       );
+      if (env.DATABASE_URL) ctx.waitUntil(sweepEvaluations(env));
       if (env.DATABASE_URL)
         ctx.waitUntil(sweepInvitations({ db: database(env), email: httpEmailSender(env) }));
     }

@@ -1,4 +1,12 @@
 import type { DecideRequest, Decision, Questions } from "./decide-types.js";
+import type {
+  CreateEvaluationRequest,
+  DeletedEvaluation,
+  Evaluation,
+  EvaluationItemList,
+  EvaluationList,
+  WaitOptions,
+} from "./evaluation-types.js";
 import { limitErrors, limitsFor } from "./limits.js";
 import { OPERATIONS, type OperationName } from "./operations.js";
 import type {
@@ -120,6 +128,70 @@ export class SvcClient {
   }
 
   /**
+   * POST /v1/evaluations (test keys only): scores the labelled items in the background on the account's daily
+   * test quota; answers at once with the evaluation, `queued`. Poll it with `waitForEvaluation`.
+   */
+  async createEvaluation(request: CreateEvaluationRequest, options?: RequestOptions): Promise<Evaluation> {
+    return (await this.call<Evaluation>("createEvaluation", { body: request }, options)).data;
+  }
+
+  /** GET /v1/evaluations: the account's evaluations, newest first (`limit` 1–100, `starting_after` an id). */
+  async listEvaluations(
+    query: { limit?: number; starting_after?: string } = {},
+    options?: RequestOptions,
+  ): Promise<EvaluationList> {
+    const q = { limit: query.limit?.toString(), starting_after: query.starting_after };
+    return (await this.call<EvaluationList>("listEvaluations", { query: q }, options)).data;
+  }
+
+  /** GET /v1/evaluations/{id}: status, progress and, once done, metrics per question id. */
+  async getEvaluation(id: string, options?: RequestOptions): Promise<Evaluation> {
+    return (await this.call<Evaluation>("getEvaluation", {}, options, id)).data;
+  }
+
+  /** POST /v1/evaluations/{id}/cancel: a finished evaluation is answered as it is. */
+  async cancelEvaluation(id: string, options?: RequestOptions): Promise<Evaluation> {
+    return (await this.call<Evaluation>("cancelEvaluation", {}, options, id)).data;
+  }
+
+  /** DELETE /v1/evaluations/{id}: the evaluation with its items and answers. */
+  async deleteEvaluation(id: string, options?: RequestOptions): Promise<DeletedEvaluation> {
+    return (await this.call<DeletedEvaluation>("deleteEvaluation", {}, options, id)).data;
+  }
+
+  /** GET /v1/evaluations/{id}/items: the items in upload order with the Decision each got. */
+  async listEvaluationItems(
+    id: string,
+    query: { limit?: number; starting_after?: number } = {},
+    options?: RequestOptions,
+  ): Promise<EvaluationItemList> {
+    const q = { limit: query.limit?.toString(), starting_after: query.starting_after?.toString() };
+    return (await this.call<EvaluationItemList>("listEvaluationItems", { query: q }, options, id)).data;
+  }
+
+  /**
+   * Polls `getEvaluation` until the run stops moving: `done`, `cancelled`, `failed`, or `paused` (the daily
+   * test quota is used up; `resumes_at` says when it goes on). Rejects after `timeoutMs` (default 30 min).
+   */
+  async waitForEvaluation(id: string, wait: WaitOptions = {}, options?: RequestOptions): Promise<Evaluation> {
+    const interval = wait.intervalMs ?? 2_000;
+    const end = Date.now() + (wait.timeoutMs ?? 30 * 60_000);
+    for (;;) {
+      const e = await this.getEvaluation(id, { ...options, signal: wait.signal ?? options?.signal });
+      if (e.status !== "queued" && e.status !== "running") return e;
+      if (Date.now() + interval > end)
+        throw new Error(`evaluation ${id} still ${e.status} (${e.progress.done}/${e.progress.total})`);
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(resolve, interval);
+        wait.signal?.addEventListener("abort", () => {
+          clearTimeout(t);
+          reject(wait.signal?.reason ?? new Error("aborted"));
+        });
+      });
+    }
+  }
+
+  /**
    * Any route, for operations newer than this SDK: same headers, retries and errors as the typed methods.
    * `auth: false` leaves the API key out.
    */
@@ -131,8 +203,10 @@ export class SvcClient {
     name: OperationName,
     parts: Pick<Call, "body" | "query">,
     options?: RequestOptions,
+    id?: string,
   ): Promise<ApiResponse<T>> {
-    const { method, path, auth } = OPERATIONS[name];
+    const { method, path: template, auth } = OPERATIONS[name];
+    const path = id === undefined ? template : template.replace("{id}", encodeURIComponent(id));
     return this.transport.send<T>({ method, path, auth, ...parts }, options);
   }
 }

@@ -11,7 +11,13 @@ export const OPERATIONS = {
   getUsage: { method: "GET", path: "/v1/usage", auth: true },
   listPublicPlans: { method: "GET", path: "/v1/plans", auth: false },
   getOpenApiDocument: { method: "GET", path: "/v1/openapi.json", auth: false },
-} as const satisfies Record<string, { method: "GET" | "POST"; path: string; auth: boolean }>;
+  createEvaluation: { method: "POST", path: "/v1/evaluations", auth: true },
+  listEvaluations: { method: "GET", path: "/v1/evaluations", auth: true },
+  getEvaluation: { method: "GET", path: "/v1/evaluations/{id}", auth: true },
+  cancelEvaluation: { method: "POST", path: "/v1/evaluations/{id}/cancel", auth: true },
+  deleteEvaluation: { method: "DELETE", path: "/v1/evaluations/{id}", auth: true },
+  listEvaluationItems: { method: "GET", path: "/v1/evaluations/{id}/items", auth: true },
+} as const satisfies Record<string, { method: "GET" | "POST" | "DELETE"; path: string; auth: boolean }>;
 
 /** A client method that maps to one operation. */
 export type OperationName = keyof typeof OPERATIONS;

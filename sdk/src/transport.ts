@@ -54,7 +54,7 @@ export interface ApiResponse<T> {
 
 /** One HTTP call as the client makes it. */
 export interface Call {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;

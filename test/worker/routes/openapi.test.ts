@@ -55,6 +55,18 @@ describe("GET /v1/openapi.json: an OpenAPI 3.1 document generated from the route
       "POST /v1/console/sessions": "createSession",
       "GET /v1/console/auth/idp/start": "startIdpSignIn",
       "POST /v1/console/auth/idp/token": "createIdpSession",
+      "POST /v1/evaluations": "createEvaluation",
+      "GET /v1/evaluations": "listEvaluations",
+      "GET /v1/evaluations/{id}": "getEvaluation",
+      "POST /v1/evaluations/{id}/cancel": "cancelEvaluation",
+      "DELETE /v1/evaluations/{id}": "deleteEvaluation",
+      "GET /v1/evaluations/{id}/items": "listEvaluationItems",
+      "POST /v1/console/evaluations": "createConsoleEvaluation",
+      "GET /v1/console/evaluations": "listConsoleEvaluations",
+      "GET /v1/console/evaluations/{id}": "getConsoleEvaluation",
+      "POST /v1/console/evaluations/{id}/cancel": "cancelConsoleEvaluation",
+      "DELETE /v1/console/evaluations/{id}": "deleteConsoleEvaluation",
+      "GET /v1/console/evaluations/{id}/items": "listConsoleEvaluationItems",
     });
     expect(ops.map(([k]) => k)).not.toContain("POST /internal/accounts/{id}/suspend");
     expect(doc.paths["/v1/console/keys"]!.post!.security).toEqual([{ session: [] }, { appSession: [] }]);

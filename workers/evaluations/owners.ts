@@ -1,0 +1,58 @@
+import type { Context } from "hono";
+import type { ErrorCode } from "../../schema/errors";
+import { orMaintenance } from "../accounts/unavailable";
+import { ApiError } from "../errors";
+import type { AppEnv } from "../middleware/context";
+import type { EvaluationOwner } from "./service";
+
+/**
+ * The API-key side's owner: the key's account, usage under the key. Evaluations run on the test quota, so only
+ * test keys may use them: a live key gets 403 `live_key_not_allowed` (after auth and scope, before the body).
+ */
+export function keyOwner(c: Context<AppEnv>): EvaluationOwner {
+  const key = c.var.apiKey;
+  if (key.mode !== "test")
+    throw new ApiError("live_key_not_allowed", {
+      message: "Evaluations run on the daily test quota: use a test key (svc_test_…).",
+    });
+  return { accountId: key.accountId, keyId: key.id };
+}
+
+/** The console side's owner: the session's account, usage under the console (as the playground's calls). */
+export function consoleOwner(c: Context<AppEnv>): EvaluationOwner {
+  const accountId = c.var.session.accountId;
+  return { accountId, keyId: `playground_${accountId}` };
+}
+
+/** A store outage while serving an evaluation route: 503 `maintenance`, nothing changed. */
+export function guarded(run: () => Promise<Response>): Promise<Response> {
+  return orMaintenance("evaluations", run);
+}
+
+/** Codes of createEvaluation after its auth: the decide body's, per item, plus the extension codes. */
+export const CREATE_ERRORS: readonly ErrorCode[] = [
+  "invalid_json",
+  "duplicate_key",
+  "unsupported_media_type",
+  "body_too_large",
+  "state_too_long",
+  "question_too_long",
+  "request_too_long",
+  "model_not_found",
+  "model_retired",
+  "unknown_field",
+  "missing_field",
+  "invalid_type",
+  "invalid_value",
+  "field_not_allowed",
+  "invalid_question_id",
+  "too_many_questions",
+  "too_many_options",
+  "invalid_levels",
+  "invalid_min_confidence",
+  "duplicate_label",
+  "state_path_not_found",
+  "state_not_json",
+];
+/** Codes of the list routes (their query parameters). */
+export const LIST_ERRORS: readonly ErrorCode[] = ["unknown_field", "invalid_value"];

@@ -1,0 +1,224 @@
+import type { Context } from "hono";
+import { ulid } from "ulid";
+import { EVALUATION_ID_PATTERN } from "../../schema/evaluations";
+import { readBodyLimited } from "../decide/body";
+import { checkContentType } from "../decide/content-type";
+import { decisionJson } from "../decide/decision";
+import { parseJsonBody } from "../decide/parse-json";
+import { ApiError } from "../errors";
+import type { AppEnv } from "../middleware/context";
+import {
+  cancelEvaluation,
+  deleteEvaluation,
+  type EvaluationRow,
+  findEvaluation,
+  type ItemRow,
+  insertEvaluation,
+  listEvaluations,
+  listItems,
+} from "../stores/evaluations";
+import { kickRunner } from "./kick";
+import { validateEvaluationBody } from "./validate";
+
+/** Items and answers are kept this long, then deleted with the evaluation. */
+export const RETENTION_DAYS = 30;
+const DAY_MS = 86_400_000;
+/** A run whose row has not moved for this long while it should be working is kicked again by a read. */
+export const STALL_MS = 10_000;
+
+/** Who owns what the route creates and reads: the account, and the key id its usage is recorded under. */
+export interface EvaluationOwner {
+  accountId: string;
+  keyId: string;
+}
+
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+
+/** The Evaluation object (schema/evaluations.ts). */
+export function evaluationJson(e: EvaluationRow) {
+  return {
+    id: e.id,
+    object: "evaluation" as const,
+    name: e.name,
+    model: e.model,
+    status: e.status,
+    progress: { done: e.done, total: e.total },
+    usage: { input_tokens: e.inputTokens },
+    created: seconds(e.createdAt)!,
+    started: seconds(e.startedAt),
+    finished: seconds(e.finishedAt),
+    resumes_at: e.status === "paused" ? seconds(e.resumesAt) : null,
+    expires_at: seconds(e.expiresAt)!,
+    failure: e.failureCode ? { code: e.failureCode, message: e.failureMessage ?? "" } : null,
+    metrics: e.status === "done" ? (e.metrics ?? {}) : null,
+  };
+}
+
+const notFound = (id: string) =>
+  new ApiError("evaluation_not_found", { param: "id", message: `No evaluation \`${id}\` in this account.` });
+
+/** Runs in the background after the response (Workers `waitUntil`; detached where there is none). */
+function inBackground(c: Context<AppEnv>, work: Promise<unknown>): void {
+  try {
+    c.executionCtx.waitUntil(work);
+  } catch {
+    void work;
+  }
+}
+
+/** createEvaluation: size (413), content type (400), strict JSON (400), then the body (422 / 404 / 413). */
+export async function createEvaluationResponse(
+  c: Context<AppEnv>,
+  owner: EvaluationOwner,
+): Promise<Response> {
+  const bytes = await readBodyLimited(c.req.raw);
+  checkContentType(c.req.header("content-type"), bytes.byteLength);
+  const v = validateEvaluationBody(parseJsonBody(bytes));
+  const now = Date.now();
+  const row = await insertEvaluation(
+    c.var.db,
+    {
+      id: `eval_${ulid(now)}`,
+      accountId: owner.accountId,
+      keyId: owner.keyId,
+      name: v.name,
+      model: v.model.version.id,
+      expiresAt: now + RETENTION_DAYS * DAY_MS,
+    },
+    v.items.map((item, idx) => ({
+      idx,
+      request: item.requestText,
+      expected: item.expectedText,
+      ...item.tokens,
+    })),
+  );
+  inBackground(c, kickRunner(c.env, owner.accountId));
+  return c.json(evaluationJson(row), 201);
+}
+
+/** One query parameter set: unknown names first (422 unknown_field), then each value (422 invalid_value). */
+function queryOf(c: Context<AppEnv>, allowed: readonly string[]): Map<string, string> {
+  const url = new URL(c.req.url);
+  const out = new Map<string, string>();
+  for (const [name, value] of url.searchParams) {
+    if (!allowed.includes(name))
+      throw new ApiError("unknown_field", { param: name, message: `Unknown query parameter \`${name}\`.` });
+    if (out.has(name))
+      throw new ApiError("invalid_value", { param: name, message: `\`${name}\` is given more than once.` });
+    out.set(name, value);
+  }
+  return out;
+}
+
+function intParam(q: Map<string, string>, name: string, min: number, max: number, fallback: number): number {
+  const text = q.get(name);
+  if (text === undefined) return fallback;
+  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= min && n <= max))
+    throw new ApiError("invalid_value", {
+      param: name,
+      message: `\`${name}\` must be an integer from ${min} to ${max}.`,
+    });
+  return n;
+}
+
+/** listEvaluations: newest first, `limit` 1–100 (default 20), `starting_after` an evaluation id. */
+export async function listEvaluationsResponse(c: Context<AppEnv>, owner: EvaluationOwner): Promise<Response> {
+  const q = queryOf(c, ["limit", "starting_after"]);
+  const limit = intParam(q, "limit", 1, 100, 20);
+  const after = q.get("starting_after") ?? null;
+  if (after !== null && !EVALUATION_ID_PATTERN.test(after))
+    throw new ApiError("invalid_value", {
+      param: "starting_after",
+      message: "`starting_after` is an evaluation id.",
+    });
+  const page = await listEvaluations(c.var.db, owner.accountId, limit, after);
+  return c.json(
+    { object: "list" as const, data: page.data.map(evaluationJson), has_more: page.hasMore },
+    200,
+  );
+}
+
+async function owned(c: Context<AppEnv>, owner: EvaluationOwner): Promise<EvaluationRow> {
+  const id = c.req.param("id") ?? "";
+  const row = EVALUATION_ID_PATTERN.test(id) ? await findEvaluation(c.var.db, owner.accountId, id) : null;
+  if (!row) throw notFound(id);
+  return row;
+}
+
+/** A run that should be working but has not moved lately (e.g. after a restart) is kicked by this read. */
+function stalled(e: EvaluationRow, now: number): boolean {
+  if (e.status === "paused") return e.resumesAt !== null && e.resumesAt <= now;
+  return (e.status === "running" || e.status === "queued") && now - e.updatedAt > STALL_MS;
+}
+
+/** getEvaluation. */
+export async function getEvaluationResponse(c: Context<AppEnv>, owner: EvaluationOwner): Promise<Response> {
+  const row = await owned(c, owner);
+  if (stalled(row, Date.now())) inBackground(c, kickRunner(c.env, owner.accountId));
+  return c.json(evaluationJson(row), 200);
+}
+
+/** cancelEvaluation: queued, running or paused → cancelled; a finished evaluation is answered as it is. */
+export async function cancelEvaluationResponse(
+  c: Context<AppEnv>,
+  owner: EvaluationOwner,
+): Promise<Response> {
+  const id = (await owned(c, owner)).id;
+  const row = await cancelEvaluation(c.var.db, owner.accountId, id);
+  if (!row) throw notFound(id);
+  inBackground(c, kickRunner(c.env, owner.accountId));
+  return c.json(evaluationJson(row), 200);
+}
+
+/** deleteEvaluation: the evaluation, its items and answers, at once (a running one stops). */
+export async function deleteEvaluationResponse(
+  c: Context<AppEnv>,
+  owner: EvaluationOwner,
+): Promise<Response> {
+  const id = (await owned(c, owner)).id;
+  if (!(await deleteEvaluation(c.var.db, owner.accountId, id))) throw notFound(id);
+  inBackground(c, kickRunner(c.env, owner.accountId));
+  return c.json({ id, object: "evaluation" as const, deleted: true as const }, 200);
+}
+
+/** An item as JSON text: its state, questions and expected labels as sent, and the Decision it got (or null). */
+function itemJson(item: ItemRow): string {
+  let decision = "null";
+  if (item.answers && item.attempt) {
+    const stored = JSON.parse(item.answers) as {
+      model: string;
+      answers: Parameters<typeof decisionJson>[0]["answers"];
+    };
+    decision = decisionJson({
+      id: item.attempt,
+      created: Math.floor((item.scoredAt ?? 0) / 1000),
+      model: stored.model,
+      served_by: "gpu",
+      calibration: item.calibration ?? "",
+      answers: stored.answers,
+      usage: {
+        input_tokens: item.inputTokens,
+        state_tokens: item.stateTokens,
+        question_tokens: item.questionTokens,
+        charge_micro_cents: 0,
+        unit_price_micro_cents: 0,
+        tier: "test",
+      },
+    });
+  }
+  const request = item.request.slice(1, -1);
+  return `{"object":"evaluation_item","index":${item.idx},${request},"expected":${item.expected},"decision":${decision}}`;
+}
+
+/** listEvaluationItems: upload order, `limit` 1–1000 (default 100), `starting_after` an item index. */
+export async function listItemsResponse(c: Context<AppEnv>, owner: EvaluationOwner): Promise<Response> {
+  const q = queryOf(c, ["limit", "starting_after"]);
+  const limit = intParam(q, "limit", 1, 1000, 100);
+  const after = intParam(q, "starting_after", 0, 999_999, -1);
+  const e = await owned(c, owner);
+  const items = await listItems(c.var.db, e.id, after + 1, limit + 1);
+  const data = items.slice(0, limit).map(itemJson);
+  c.header("content-type", "application/json");
+  return c.body(`{"object":"list","data":[${data.join(",")}],"has_more":${items.length > limit}}`, 200);
+}

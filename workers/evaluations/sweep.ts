@@ -1,0 +1,19 @@
+import type { Env } from "../env";
+import { database } from "../stores/db";
+import { accountsWithActiveEvaluations, deleteExpiredEvaluations } from "../stores/evaluations";
+import { kickRunner } from "./kick";
+
+/**
+ * The cron's part for evaluations: delete those past their 30 days (items and answers with them), and kick the
+ * runner of every account with one still to run — the safety net when a runner's alarm was lost.
+ */
+export async function sweepEvaluations(env: Env): Promise<void> {
+  const db = database(env);
+  try {
+    const deleted = await deleteExpiredEvaluations(db);
+    if (deleted > 0) console.log(`evaluations past retention deleted: ${deleted}`);
+    for (const accountId of await accountsWithActiveEvaluations(db)) await kickRunner(env, accountId);
+  } catch (err) {
+    console.error(`evaluation sweep failed: ${err instanceof Error ? err.name : err}`);
+  }
+}
