@@ -5,6 +5,7 @@ import { errorHandler } from "./middleware/error-handler";
 import { publicCors } from "./middleware/public-cors";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
+import { rootRedirect } from "./pages/root-redirect";
 import { consolePages } from "./pages/routes";
 import { getBalance } from "./routes/balance/get";
 import { createAllowanceReset } from "./routes/console/allowance-resets/post";
@@ -38,6 +39,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   app.use("*", provideServices(services));
   app.use("/v1/plans", publicCors());
   app.get("/livez", (c) => c.text("ok"));
+  app.use("/", rootRedirect());
   app.route("/", consolePages);
   registerSecuritySchemes(app);
   const declared = mountEndpoints(app, [
