@@ -19,10 +19,11 @@ function examples(): string[] {
 
 describe("sdk/README.md examples run", () => {
   it.each(examples().map((code, i) => [i + 1, code] as const))("example %i", async (n, code) => {
-    const acct = await seed({ keys: [{ mode: "live" }] });
+    const acct = await seed({ keys: [{ mode: "live" }, { mode: "test" }] });
     await credit(world.edge.url, acct.accountId, 100_000_000);
     vi.stubEnv("SVC_BASE_URL", world.edge.url);
     vi.stubEnv("SVC_API_KEY", acct.keys[0]!.secret);
+    vi.stubEnv("SVC_TEST_KEY", acct.keys[1]!.secret);
     const dir = join(ROOT, ".cache/sdk-readme");
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `example-${n}-${Date.now()}.ts`);
@@ -36,6 +37,8 @@ describe("sdk/README.md examples run", () => {
           /^fix questions\.q\.instructions: invalid_value \(request req_/,
         );
       if (n === 3) expect(log.mock.calls[1]).toEqual([true, true]);
+      if (n === 4)
+        expect(log.mock.calls[0]?.slice(0, 2)).toEqual(["done", expect.stringMatching(/^svc-1\.\d+\.\d+$/)]);
     } finally {
       log.mockRestore();
       vi.unstubAllEnvs();
