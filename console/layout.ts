@@ -7,6 +7,7 @@ const NAV: Array<[page: string, href: string, label: string]> = [
   ["usage", "/console/usage", "Usage"],
   ["billing", "/console/billing", "Billing"],
   ["playground", "/console/playground", "Playground"],
+  ["evaluate", "/console/evaluate", "Evaluate"],
 ];
 
 /** Header with the navigation, the signed-in address and sign-out; returns the page's `<main>`. */

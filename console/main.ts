@@ -2,6 +2,7 @@ import { errorText, loadSession, SIGN_IN } from "./api";
 import { notice } from "./dom";
 import { plainLayout, signedInLayout } from "./layout";
 import { billingPage, billingReturnPage } from "./pages/billing";
+import { evaluatePage } from "./pages/evaluate";
 import { keysPage } from "./pages/keys";
 import { overviewPage } from "./pages/overview";
 import { playgroundPage } from "./pages/playground";
@@ -17,6 +18,7 @@ const PAGES: Record<string, Render> = {
   billing: billingPage,
   "billing-return": billingReturnPage,
   playground: playgroundPage,
+  evaluate: evaluatePage,
 };
 
 async function start(): Promise<void> {
