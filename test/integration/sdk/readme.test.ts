@@ -8,40 +8,70 @@ import { credit, seed, useMoneyEdge } from "../../support/money-harness";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const world = useMoneyEdge("ok");
 
-/** The ```ts blocks of the README, importing the package from its source. */
-function examples(): string[] {
-  const readme = readFileSync(join(ROOT, "sdk/README.md"), "utf8");
+/** The ```ts blocks of a README (or of its text from `section` to the next `## ` heading), importing the package from its source. */
+function examples(file: string, section?: string): string[] {
+  let readme = readFileSync(join(ROOT, file), "utf8");
+  if (section) readme = (readme.split(section)[1] ?? "").split("\n## ")[0] ?? "";
   const index = join(ROOT, "sdk/src/index.ts");
   return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>
     m[1]!.replaceAll('"@svc/sdk"', JSON.stringify(index)),
   );
 }
 
-describe("sdk/README.md examples run", () => {
-  it.each(examples().map((code, i) => [i + 1, code] as const))("example %i", async (n, code) => {
-    const acct = await seed({ keys: [{ mode: "live" }, { mode: "test" }] });
+describe("the project README's SDKs section: the TypeScript example runs", () => {
+  it("five lines, a probability and a charge", async () => {
+    const [code, ...more] = examples("README.md", "## SDKs");
+    expect([code?.trim().split("\n").length, more.length]).toEqual([5, 0]);
+    const acct = await seed({ keys: [{ mode: "live" }] });
     await credit(world.edge.url, acct.accountId, 100_000_000);
     vi.stubEnv("SVC_BASE_URL", world.edge.url);
     vi.stubEnv("SVC_API_KEY", acct.keys[0]!.secret);
-    vi.stubEnv("SVC_TEST_KEY", acct.keys[1]!.secret);
     const dir = join(ROOT, ".cache/sdk-readme");
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, `example-${n}-${Date.now()}.ts`);
+    const file = join(dir, `project-readme-${Date.now()}.ts`);
     writeFileSync(file, `${code}\nexport {};\n`);
     const log = vi.spyOn(console, "log").mockImplementation(() => {});
     try {
       await import(file);
-      expect(log).toHaveBeenCalled();
-      if (n === 2)
-        expect(log.mock.calls[0]?.[0]).toMatch(
-          /^fix questions\.q\.instructions: invalid_value \(request req_/,
-        );
-      if (n === 3) expect(log.mock.calls[1]).toEqual([true, true]);
-      if (n === 4)
-        expect(log.mock.calls[0]?.slice(0, 2)).toEqual(["done", expect.stringMatching(/^svc-1\.\d+\.\d+$/)]);
+      expect(log.mock.calls[0]).toEqual([expect.any(Number), expect.any(Number)]);
     } finally {
       log.mockRestore();
       vi.unstubAllEnvs();
     }
   });
+});
+
+describe("sdk/README.md examples run", () => {
+  it.each(examples("sdk/README.md").map((code, i) => [i + 1, code] as const))(
+    "example %i",
+    async (n, code) => {
+      const acct = await seed({ keys: [{ mode: "live" }, { mode: "test" }] });
+      await credit(world.edge.url, acct.accountId, 100_000_000);
+      vi.stubEnv("SVC_BASE_URL", world.edge.url);
+      vi.stubEnv("SVC_API_KEY", acct.keys[0]!.secret);
+      vi.stubEnv("SVC_TEST_KEY", acct.keys[1]!.secret);
+      const dir = join(ROOT, ".cache/sdk-readme");
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `example-${n}-${Date.now()}.ts`);
+      writeFileSync(file, `${code}\nexport {};\n`);
+      const log = vi.spyOn(console, "log").mockImplementation(() => {});
+      try {
+        await import(file);
+        expect(log).toHaveBeenCalled();
+        if (n === 2)
+          expect(log.mock.calls[0]?.[0]).toMatch(
+            /^fix questions\.q\.instructions: invalid_value \(request req_/,
+          );
+        if (n === 3) expect(log.mock.calls[1]).toEqual([true, true]);
+        if (n === 4)
+          expect(log.mock.calls[0]?.slice(0, 2)).toEqual([
+            "done",
+            expect.stringMatching(/^svc-1\.\d+\.\d+$/),
+          ]);
+      } finally {
+        log.mockRestore();
+        vi.unstubAllEnvs();
+      }
+    },
+  );
 });

@@ -1,0 +1,64 @@
+"""Python client of the svc decision API v1.
+
+``Client`` (sync) and ``AsyncClient`` call the API with retries by the spec's rules and raise
+``SvcError`` subclasses by error ``type``; the shapes of requests and answers are in ``svc_decide.types``.
+"""
+
+from ._http import ApiResponse, ResponseMeta
+from ._version import __version__
+from .async_client import AsyncClient
+from .client import Client
+from .error_catalogue import KNOWN_CODES, TYPE_STATUS, is_known_code
+from .errors import (
+    ERROR_CLASSES,
+    APIConnectionError,
+    APITimeoutError,
+    AuthenticationError,
+    ConflictError,
+    InsufficientBalanceError,
+    InternalServerError,
+    InvalidRequestError,
+    InvalidResponseError,
+    MethodNotAllowedError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServiceUnavailableError,
+    SvcError,
+    TooLargeError,
+    ValidationError,
+)
+from .operations import OPERATIONS
+from .retry import RetryPolicy
+from .timeouts import TimeoutPolicy
+
+__all__ = [
+    "APIConnectionError",
+    "APITimeoutError",
+    "ApiResponse",
+    "AsyncClient",
+    "AuthenticationError",
+    "Client",
+    "ConflictError",
+    "ERROR_CLASSES",
+    "InsufficientBalanceError",
+    "InternalServerError",
+    "InvalidRequestError",
+    "InvalidResponseError",
+    "KNOWN_CODES",
+    "MethodNotAllowedError",
+    "NotFoundError",
+    "OPERATIONS",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ResponseMeta",
+    "RetryPolicy",
+    "ServiceUnavailableError",
+    "SvcError",
+    "TYPE_STATUS",
+    "TimeoutPolicy",
+    "TooLargeError",
+    "ValidationError",
+    "__version__",
+    "is_known_code",
+]

@@ -1,0 +1,66 @@
+"""The calls behind each client method, built the same way for the sync and async clients."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional, Sequence
+from urllib.parse import quote
+
+from ._http import Call
+from .operations import OPERATIONS, Operation
+from .types import EvaluationItemInput, Fallback, Questions, State
+
+
+def decide(state: State, questions: Questions, model: Optional[str], fallback: Optional[Fallback]) -> Call:
+    """POST /v1/decide: the keyword arguments are the body's fields; unset ones are left out."""
+    body: Dict[str, Any] = {"state": state, "questions": questions}
+    if model is not None:
+        body["model"] = model
+    if fallback is not None:
+        body["fallback"] = fallback
+    return Call(OPERATIONS["decide"], body=body)
+
+
+def usage(start: str, end: Optional[str], granularity: Optional[str], key_id: Optional[str]) -> Call:
+    """GET /v1/usage with its query."""
+    query = {"start": start, "end": end, "granularity": granularity, "key_id": key_id}
+    return Call(OPERATIONS["get_usage"], query=query)
+
+
+def create_evaluation(name: str, items: Sequence[EvaluationItemInput], model: Optional[str]) -> Call:
+    """POST /v1/evaluations: labelled items scored in the background (test keys only)."""
+    body: Dict[str, Any] = {"name": name, "items": list(items)}
+    if model is not None:
+        body["model"] = model
+    return Call(OPERATIONS["create_evaluation"], body=body)
+
+
+def list_evaluations(limit: Optional[int], starting_after: Optional[str]) -> Call:
+    """GET /v1/evaluations, one page."""
+    return Call(OPERATIONS["list_evaluations"], query=page(limit, starting_after))
+
+
+def of_evaluation(name: str, evaluation_id: str, query: Optional[Mapping[str, Optional[str]]] = None) -> Call:
+    """An operation on one evaluation: ``{id}`` in its path is the evaluation's id."""
+    op = OPERATIONS[name]
+    path = op.path.replace("{id}", quote(evaluation_id, safe=""))
+    return Call(op._replace(path=path), query=dict(query or {}))
+
+
+def page(limit: Optional[int], starting_after: Optional[Any]) -> Dict[str, Optional[str]]:
+    """The query of a paginated list."""
+    return {
+        "limit": None if limit is None else str(limit),
+        "starting_after": None if starting_after is None else str(starting_after),
+    }
+
+
+def plain(name: str) -> Call:
+    """An operation without a body or query."""
+    return Call(OPERATIONS[name])
+
+
+def any_route(
+    method: str, path: str, body: Any, query: Optional[Mapping[str, Optional[str]]], auth: bool
+) -> Call:
+    """A route newer than this package, with the same headers, retries and errors."""
+    return Call(Operation(method.upper(), path, auth), body=body, query=dict(query or {}))

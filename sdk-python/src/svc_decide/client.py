@@ -1,0 +1,259 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Optional, Sequence, cast
+
+import httpx
+
+from . import _calls
+from ._http import (
+    ApiResponse,
+    Call,
+    CallOptions,
+    ClientConfig,
+    error_from_failure,
+    httpx_timeout,
+    new_idempotency_key,
+    read_answer,
+)
+from .errors import SvcError, evaluation_wait_timeout, with_attempts
+from .operations import FINAL_EVALUATION_STATUSES
+from .retry import RetryPolicy, RetryState
+from .timeouts import TimeoutPolicy
+from .types import (
+    Balance,
+    Decision,
+    DeletedEvaluation,
+    Evaluation,
+    EvaluationItemInput,
+    EvaluationItemList,
+    EvaluationList,
+    Fallback,
+    Key,
+    ModelList,
+    PlanList,
+    Questions,
+    State,
+    UsageReport,
+)
+
+_sleep = time.sleep  # the tests replace it
+
+
+class Client:
+    """The svc API client: one method per public operation, typed answers, retries by the spec's rules,
+    errors raised as ``SvcError`` subclasses by ``type``.
+
+    ``base_url`` and ``api_key`` default to the environment's ``SVC_BASE_URL`` and ``SVC_API_KEY``.
+    ``timeout`` (seconds) bounds one attempt of a call without a body and is the base of a decide's bound,
+    which adds ``timeout_per_kib`` per KiB of its body, at most ``max_timeout``. ``http_client`` lets you
+    bring your own ``httpx.Client`` (proxies, transports); the client then leaves closing it to you.
+    """
+
+    def __init__(
+        self,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        *,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        timeout_per_kib: float = 20.0,
+        max_timeout: float = 900.0,
+        max_retry_after: int = 60,
+        headers: Optional[Mapping[str, str]] = None,
+        http_client: Optional[httpx.Client] = None,
+    ) -> None:
+        self._config = ClientConfig(
+            base_url,
+            api_key,
+            retry=RetryPolicy(max_retries=max_retries, max_retry_after=max_retry_after),
+            timeouts=TimeoutPolicy(timeout=timeout, timeout_per_kib=timeout_per_kib, max_timeout=max_timeout),
+            headers=headers,
+        )
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client()
+
+    def decide(
+        self,
+        *,
+        state: State,
+        questions: Questions,
+        model: Optional[str] = None,
+        fallback: Optional[Fallback] = None,
+        idempotency_key: Optional[str] = None,
+        client_request_id: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Decision:
+        """POST /v1/decide: one state, 1 to 32 questions, answered with probabilities.
+
+        An idempotency key is made when none is given and sent on every attempt, so a retried decide is
+        charged at most once.
+        """
+        return self.decide_with_response(
+            state=state,
+            questions=questions,
+            model=model,
+            fallback=fallback,
+            idempotency_key=idempotency_key,
+            client_request_id=client_request_id,
+            timeout=timeout,
+            max_retries=max_retries,
+        ).data
+
+    def decide_with_response(
+        self,
+        *,
+        state: State,
+        questions: Questions,
+        model: Optional[str] = None,
+        fallback: Optional[Fallback] = None,
+        idempotency_key: Optional[str] = None,
+        client_request_id: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiResponse[Decision]:
+        """``decide()`` with the answer's meta (request id, replay flag, rate-limit headers, attempts)."""
+        options = CallOptions(idempotency_key or new_idempotency_key(), client_request_id, timeout, max_retries)
+        return cast(ApiResponse[Decision], self._send(_calls.decide(state, questions, model, fallback), options))
+
+    def list_models(self, **options: Any) -> ModelList:
+        """GET /v1/models: every model version and its limits."""
+        return cast(ModelList, self._send(_calls.plain("list_models"), CallOptions(**options)).data)
+
+    def get_key(self, **options: Any) -> Key:
+        """GET /v1/key: the calling key."""
+        return cast(Key, self._send(_calls.plain("get_key"), CallOptions(**options)).data)
+
+    def get_balance(self, **options: Any) -> Balance:
+        """GET /v1/balance (scope ``balance:read``)."""
+        return cast(Balance, self._send(_calls.plain("get_balance"), CallOptions(**options)).data)
+
+    def get_usage(
+        self,
+        *,
+        start: str,
+        end: Optional[str] = None,
+        granularity: Optional[str] = None,
+        key_id: Optional[str] = None,
+        **options: Any,
+    ) -> UsageReport:
+        """GET /v1/usage (scope ``usage:read``): usage per key by day or hour, dates ``YYYY-MM-DD``."""
+        call = _calls.usage(start, end, granularity, key_id)
+        return cast(UsageReport, self._send(call, CallOptions(**options)).data)
+
+    def list_public_plans(self, **options: Any) -> PlanList:
+        """GET /v1/plans: plans, seats and top-up packs (public, no key)."""
+        return cast(PlanList, self._send(_calls.plain("list_public_plans"), CallOptions(**options)).data)
+
+    def get_openapi_document(self, **options: Any) -> Any:
+        """GET /v1/openapi.json: the API's OpenAPI 3.1 document (public)."""
+        return self._send(_calls.plain("get_openapi_document"), CallOptions(**options)).data
+
+    def create_evaluation(
+        self,
+        *,
+        name: str,
+        items: Sequence[EvaluationItemInput],
+        model: Optional[str] = None,
+        **options: Any,
+    ) -> Evaluation:
+        """POST /v1/evaluations (test keys only): 1 to 1,000 labelled items, scored in the background on
+        the model version ``model`` resolves to now. Retried only after 429 and 503 (a create carries no
+        idempotency key)."""
+        call = _calls.create_evaluation(name, items, model)
+        return cast(Evaluation, self._send(call, CallOptions(**options)).data)
+
+    def list_evaluations(
+        self, *, limit: Optional[int] = None, starting_after: Optional[str] = None, **options: Any
+    ) -> EvaluationList:
+        """GET /v1/evaluations: a page of the account's evaluations, newest first."""
+        call = _calls.list_evaluations(limit, starting_after)
+        return cast(EvaluationList, self._send(call, CallOptions(**options)).data)
+
+    def get_evaluation(self, evaluation_id: str, **options: Any) -> Evaluation:
+        """GET /v1/evaluations/{id}: status, progress, and the metrics once done."""
+        call = _calls.of_evaluation("get_evaluation", evaluation_id)
+        return cast(Evaluation, self._send(call, CallOptions(**options)).data)
+
+    def cancel_evaluation(self, evaluation_id: str, **options: Any) -> Evaluation:
+        """POST /v1/evaluations/{id}/cancel."""
+        call = _calls.of_evaluation("cancel_evaluation", evaluation_id)
+        return cast(Evaluation, self._send(call, CallOptions(**options)).data)
+
+    def delete_evaluation(self, evaluation_id: str, **options: Any) -> DeletedEvaluation:
+        """DELETE /v1/evaluations/{id}: the evaluation, its items and answers."""
+        call = _calls.of_evaluation("delete_evaluation", evaluation_id)
+        return cast(DeletedEvaluation, self._send(call, CallOptions(**options)).data)
+
+    def list_evaluation_items(
+        self, evaluation_id: str, *, limit: Optional[int] = None, starting_after: Optional[int] = None, **options: Any
+    ) -> EvaluationItemList:
+        """GET /v1/evaluations/{id}/items: a page of items with what each decide answered."""
+        call = _calls.of_evaluation("list_evaluation_items", evaluation_id, _calls.page(limit, starting_after))
+        return cast(EvaluationItemList, self._send(call, CallOptions(**options)).data)
+
+    def wait_for_evaluation(
+        self, evaluation_id: str, *, poll_interval: float = 2.0, timeout: Optional[float] = None
+    ) -> Evaluation:
+        """Polls ``get_evaluation`` every ``poll_interval`` seconds until the evaluation is done, cancelled
+        or failed (a paused one is waited for too), and returns it; ``APITimeoutError`` after ``timeout``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            evaluation = self.get_evaluation(evaluation_id)
+            if evaluation["status"] in FINAL_EVALUATION_STATUSES:
+                return evaluation
+            if deadline is not None and time.monotonic() + poll_interval > deadline:
+                raise evaluation_wait_timeout(evaluation)
+            _sleep(poll_interval)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        query: Optional[Mapping[str, Optional[str]]] = None,
+        auth: bool = True,
+        **options: Any,
+    ) -> ApiResponse[Any]:
+        """Any route, for operations newer than this package: same headers, retries and errors."""
+        return self._send(_calls.any_route(method, path, body, query, auth), CallOptions(**options))
+
+    def close(self) -> None:
+        """Closes the connection pool (unless you passed your own ``http_client``)."""
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _send(self, call: Call, options: CallOptions) -> ApiResponse[Any]:
+        prepared = self._config.prepare(call, options)
+        state = RetryState(self._config.retry_for(options), prepared.timeout, call.operation.idempotent)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = self._http.request(
+                    prepared.method,
+                    prepared.url,
+                    params=prepared.params,
+                    headers=prepared.headers,
+                    content=prepared.content,
+                    timeout=httpx_timeout(prepared.timeout),
+                )
+                result = read_answer(response, prepared, attempt)
+            except httpx.TransportError as exc:
+                result = error_from_failure(exc)
+            if not isinstance(result, SvcError):
+                return result
+            delay = state.next_delay(result)
+            if delay is None:
+                raise with_attempts(result, attempt)
+            _sleep(delay)

@@ -1,0 +1,41 @@
+"""Every public operation the client calls (spec: Endpoints), keyed by its client method. The tests check
+this table against ``GET /v1/openapi.json``: each public operation of the document is here, named after its
+operation id, with the same method, path and authentication. Console routes (session based) are not the
+client's."""
+
+from __future__ import annotations
+
+from typing import Dict, NamedTuple
+
+
+class Operation(NamedTuple):
+    method: str
+    path: str
+    #: Sends the API key (False for the public routes).
+    auth: bool
+    #: Safe to send again after a failure that may have happened after the API acted (a 500, a timeout, a
+    #: cut connection). False for a create without an idempotency key: it is retried only after 429 and 503.
+    idempotent: bool = True
+
+
+OPERATIONS: Dict[str, Operation] = {
+    "decide": Operation("POST", "/v1/decide", True),
+    "list_models": Operation("GET", "/v1/models", True),
+    "get_key": Operation("GET", "/v1/key", True),
+    "get_balance": Operation("GET", "/v1/balance", True),
+    "get_usage": Operation("GET", "/v1/usage", True),
+    "list_public_plans": Operation("GET", "/v1/plans", False),
+    "get_openapi_document": Operation("GET", "/v1/openapi.json", False),
+    "create_evaluation": Operation("POST", "/v1/evaluations", True, idempotent=False),
+    "list_evaluations": Operation("GET", "/v1/evaluations", True),
+    "get_evaluation": Operation("GET", "/v1/evaluations/{id}", True),
+    "cancel_evaluation": Operation("POST", "/v1/evaluations/{id}/cancel", True),
+    "delete_evaluation": Operation("DELETE", "/v1/evaluations/{id}", True),
+    "list_evaluation_items": Operation("GET", "/v1/evaluations/{id}/items", True),
+}
+
+#: Evaluation statuses after which nothing changes any more.
+FINAL_EVALUATION_STATUSES = ("done", "cancelled", "failed")
+
+#: Paths of the browser console's routes, which are not the client's.
+CONSOLE_PATH_PREFIX = "/v1/console/"

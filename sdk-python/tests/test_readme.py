@@ -1,0 +1,54 @@
+"""The README examples (sdk-python/README.md, and the Python block of the project README's SDKs section)
+run as written against the running API, each in its own interpreter."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from typing import List
+
+import pytest
+
+from conftest import REPO, Stack
+
+
+def python_blocks(text: str) -> List[str]:
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+PACKAGE_README = python_blocks((REPO / "sdk-python" / "README.md").read_text(encoding="utf-8"))
+PROJECT_README = python_blocks((REPO / "README.md").read_text(encoding="utf-8").split("## SDKs", 1)[-1].split("\n## ", 1)[0])
+
+
+def run(code: str, stack: Stack) -> str:
+    env = {**os.environ, "SVC_BASE_URL": stack.base_url, "SVC_API_KEY": stack.live_key}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_package_readme_has_its_four_examples() -> None:
+    assert len(PACKAGE_README) == 4
+
+
+@pytest.mark.parametrize("n", range(len(PACKAGE_README)), ids=lambda n: f"example-{n + 1}")
+def test_package_readme_example_runs(stack: Stack, n: int) -> None:
+    out = run(PACKAGE_README[n], stack)
+    lines = out.splitlines()
+    if n == 0:
+        assert re.match(r"^(refund|replacement|info) \{", lines[0])
+    if n == 1:
+        assert re.match(r"^fix questions\.q\.instructions: invalid_value \(request req_", lines[0])
+    if n == 2:
+        assert lines[0] == "True True" and lines[1].startswith("live ")
+    if n == 3:
+        assert len(lines) == 3 and all(" -> {'type': 'pick'" in line for line in lines)
+
+
+def test_project_readme_example_runs(stack: Stack) -> None:
+    assert len(PROJECT_README) == 1
+    code = PROJECT_README[0]
+    assert len(code.strip().splitlines()) == 5
+    assert re.match(r"^[0-9.]+ \d+$", run(code, stack).strip())
