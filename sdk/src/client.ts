@@ -8,7 +8,7 @@ import type {
   WaitOptions,
 } from "./evaluation-types.js";
 import { limitErrors, limitsFor } from "./limits.js";
-import { OPERATIONS, type OperationName } from "./operations.js";
+import { OPERATIONS, type Operation, type OperationName } from "./operations.js";
 import type {
   Balance,
   KeyObject,
@@ -205,8 +205,8 @@ export class SvcClient {
     options?: RequestOptions,
     id?: string,
   ): Promise<ApiResponse<T>> {
-    const { method, path: template, auth } = OPERATIONS[name];
+    const { method, path: template, auth, idempotent }: Operation = OPERATIONS[name];
     const path = id === undefined ? template : template.replace("{id}", encodeURIComponent(id));
-    return this.transport.send<T>({ method, path, auth, ...parts }, options);
+    return this.transport.send<T>({ method, path, auth, idempotent, ...parts }, options);
   }
 }

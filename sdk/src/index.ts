@@ -31,7 +31,7 @@ export {
 } from "./errors.js";
 export type * from "./evaluation-types.js";
 export { limitErrors, limitsFor } from "./limits.js";
-export { CONSOLE_PATH_PREFIX, OPERATIONS, type OperationName } from "./operations.js";
+export { CONSOLE_PATH_PREFIX, OPERATIONS, type Operation, type OperationName } from "./operations.js";
 export type * from "./resource-types.js";
 export {
   DEFAULT_RETRY,

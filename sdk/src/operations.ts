@@ -1,3 +1,15 @@
+/** One operation: method, path, whether the API key is sent. */
+export interface Operation {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  auth: boolean;
+  /**
+   * Safe to send again after a failure that may have come after the API acted (a 500, a timeout, a cut
+   * connection); default true. False for a create without an idempotency key: retried only after 429 and 503.
+   */
+  idempotent?: boolean;
+}
+
 /**
  * Every public operation the SDK calls (spec: Endpoints), keyed by its client method. Tests check this table
  * against `GET /v1/openapi.json`: each public operation of the document is here with the same method and
@@ -11,13 +23,14 @@ export const OPERATIONS = {
   getUsage: { method: "GET", path: "/v1/usage", auth: true },
   listPublicPlans: { method: "GET", path: "/v1/plans", auth: false },
   getOpenApiDocument: { method: "GET", path: "/v1/openapi.json", auth: false },
-  createEvaluation: { method: "POST", path: "/v1/evaluations", auth: true },
+  // No idempotency key on this create: not sent again where the API may have acted (see `Operation`).
+  createEvaluation: { method: "POST", path: "/v1/evaluations", auth: true, idempotent: false },
   listEvaluations: { method: "GET", path: "/v1/evaluations", auth: true },
   getEvaluation: { method: "GET", path: "/v1/evaluations/{id}", auth: true },
   cancelEvaluation: { method: "POST", path: "/v1/evaluations/{id}/cancel", auth: true },
   deleteEvaluation: { method: "DELETE", path: "/v1/evaluations/{id}", auth: true },
   listEvaluationItems: { method: "GET", path: "/v1/evaluations/{id}/items", auth: true },
-} as const satisfies Record<string, { method: "GET" | "POST" | "DELETE"; path: string; auth: boolean }>;
+} as const satisfies Record<string, Operation>;
 
 /** A client method that maps to one operation. */
 export type OperationName = keyof typeof OPERATIONS;

@@ -26,9 +26,11 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
 /**
  * Whether an error may be retried automatically, by its `type` (so a code added within v1 is handled too):
  * 429 except `test_daily_quota`, 503, 409 `idempotency_in_progress`, 500 (the same idempotency key is sent
- * again), and failures with no answer (connection, timeout); never any other 4xx.
+ * again), and failures with no answer (connection, timeout); never any other 4xx. A call that is not
+ * `idempotent` only after 429 and 503, where the API did nothing.
  */
-export function isRetryable(err: SvcError): boolean {
+export function isRetryable(err: SvcError, idempotent = true): boolean {
+  if (!idempotent && err.type !== "rate_limited" && err.type !== "unavailable") return false;
   switch (err.type) {
     case "rate_limited":
       return err.code !== "test_daily_quota";
@@ -74,8 +76,9 @@ export function retryDelay(
   err: SvcError,
   retry: number,
   options: Required<RetryOptions>,
+  idempotent = true,
 ): number | undefined {
-  if (retry > options.maxRetries || !isRetryable(err)) return undefined;
+  if (retry > options.maxRetries || !isRetryable(err, idempotent)) return undefined;
   if (err.retry_after !== undefined) {
     return err.retry_after > options.maxRetryAfterSeconds ? undefined : err.retry_after * 1000;
   }

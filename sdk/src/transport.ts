@@ -60,6 +60,8 @@ export interface Call {
   body?: unknown;
   /** Send the API key (false for the public routes). */
   auth: boolean;
+  /** False: retried only after 429 and 503, where the API did nothing (a create without an idempotency key). */
+  idempotent?: boolean;
 }
 
 const sleepFor = (ms: number, signal?: AbortSignal) =>
@@ -110,7 +112,7 @@ export class Transport {
       const inProgress = isInProgress(result);
       const delay = inProgress
         ? inProgressDelay(result, waitedInProgressMs, timeoutMs, retry)
-        : retryDelay(result, ++retries, retry);
+        : retryDelay(result, ++retries, retry, call.idempotent !== false);
       if (delay === undefined) throw result.withAttempts(attempt);
       if (inProgress) waitedInProgressMs += delay;
       await sleep(delay, opts.signal);

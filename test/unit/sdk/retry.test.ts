@@ -232,3 +232,29 @@ describe("a decide's timeout grows with its body; after a timeout the same key i
     expect((await failure(none.client.decide(body, { maxRetries: 0 }))).attempts).toBe(1);
   });
 });
+
+describe("createEvaluation carries no idempotency key: sent again only after 429 and 503", () => {
+  const created: Scripted = { json: { id: "eval_1", object: "evaluation", status: "queued" } };
+  const request = { name: "n", items: [] };
+
+  it("a 500 or a cut connection is not retried (a second create could make a second evaluation)", async () => {
+    for (const first of [
+      { error: "internal_error", type: "internal", status: 500 },
+      { throws: new TypeError("fetch failed") },
+    ] as Scripted[]) {
+      const { client, requests } = scriptedClient([first, created]);
+      const e = await failure(client.createEvaluation(request));
+      expect([e.attempts, requests.length]).toEqual([1, 1]);
+    }
+  });
+
+  it("429 and 503 are retried after retry-after", async () => {
+    const { client, requests, sleeps } = scriptedClient([
+      { error: "requests_per_minute", type: "rate_limited", status: 429, retryAfter: 2 },
+      { error: "maintenance", type: "unavailable", status: 503, retryAfter: 3 },
+      created,
+    ]);
+    expect((await client.createEvaluation(request)).id).toBe("eval_1");
+    expect([requests.length, sleeps]).toEqual([3, [2000, 3000]]);
+  });
+});
