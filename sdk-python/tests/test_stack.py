@@ -72,3 +72,33 @@ def test_async_client_with_a_test_key(stack: Stack) -> None:
 
     d = asyncio.run(run())
     assert d["usage"]["tier"] == "test" and d["usage"]["charge_micro_cents"] == 0
+
+
+def test_an_evaluation_from_creation_to_deletion(stack: Stack) -> None:
+    if not stack.test_key:
+        pytest.skip("no test key given (SVC_TEST_KEY)")
+    labelled = [
+        ("The parcel arrived broken, I want a refund.", True),
+        ("Where is my parcel? It is a week late.", False),
+        ("Please give me my money back for the torn jacket.", True),
+    ]
+    items: Any = [
+        {"state": {"ticket": text}, "questions": {"refund": QUESTIONS["refund"]}, "expected": {"refund": refund}}
+        for text, refund in labelled
+    ]
+    with svc_decide.Client(base_url=stack.base_url, api_key=stack.live_key) as live:
+        with pytest.raises(svc_decide.PermissionDeniedError) as e403:
+            live.create_evaluation(name="live keys may not", items=items)
+        assert e403.value.code == "live_key_not_allowed"
+    with svc_decide.Client(base_url=stack.base_url, api_key=stack.test_key) as client:
+        created = client.create_evaluation(name="python refund check", items=items)
+        done = client.wait_for_evaluation(created["id"], poll_interval=0.5, timeout=120)
+        assert (done["status"], done["progress"]) == ("done", {"done": 3, "total": 3})
+        assert done["metrics"] is not None and "refund" in done["metrics"]
+        scored = client.list_evaluation_items(created["id"])["data"]
+        assert [i["index"] for i in scored] == [0, 1, 2] and all(i["decision"] for i in scored)
+        assert created["id"] in [e["id"] for e in client.list_evaluations(limit=100)["data"]]
+        assert client.delete_evaluation(created["id"])["deleted"] is True
+        with pytest.raises(svc_decide.NotFoundError) as e404:
+            client.get_evaluation(created["id"])
+        assert e404.value.code == "evaluation_not_found"
