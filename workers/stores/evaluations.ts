@@ -68,7 +68,7 @@ function toEvaluation(r: Record<string, unknown>): EvaluationRow {
     resumesAt: ms(r.resumes_at),
     failureCode: (r.failure_code as string | null) ?? null,
     failureMessage: (r.failure_message as string | null) ?? null,
-    metrics: Array.isArray(r.metrics) ? Object.fromEntries(r.metrics as [string, unknown][]) : null,
+    metrics: typeof r.metrics === "string" ? (JSON.parse(r.metrics) as Record<string, unknown>) : null,
     createdAt: ms(r.created_at)!,
     startedAt: ms(r.started_at),
     finishedAt: ms(r.finished_at),
@@ -318,8 +318,8 @@ export async function scoredItems(
 }
 
 /**
- * Ends a fully scored run with its metrics (only when every item is counted). Kept as [question id, metrics]
- * pairs: jsonb would reorder an object's keys, and questions are reported in the order they first appear.
+ * Ends a fully scored run with its metrics (only when every item is counted), kept as JSON text: questions in
+ * the order they first appear, each metric object in its field order (migration 0011).
  */
 export async function finishEvaluation(
   db: Database,
@@ -327,9 +327,9 @@ export async function finishEvaluation(
   metrics: Record<string, unknown>,
 ): Promise<boolean> {
   const rows = (await db.sql().query(
-    `UPDATE evaluations SET status = 'done', metrics = $2::jsonb, finished_at = now(), updated_at = now()
+    `UPDATE evaluations SET status = 'done', metrics = $2, finished_at = now(), updated_at = now()
       WHERE id = $1 AND status = 'running' AND done = total RETURNING id`,
-    [id, JSON.stringify(Object.entries(metrics))],
+    [id, JSON.stringify(metrics)],
   )) as unknown[];
   return rows.length > 0;
 }
