@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import List
 
 import pytest
@@ -51,4 +52,16 @@ def test_project_readme_example_runs(stack: Stack) -> None:
     assert len(PROJECT_README) == 1
     code = PROJECT_README[0]
     assert len(code.strip().splitlines()) == 5
-    assert re.match(r"^[0-9.]+ \d+$", run(code, stack).strip())
+    assert re.match(r"^\{'type': 'check', 'probability': [0-9.]+, .*\} \d+$", run(code, stack).strip())
+
+
+def test_the_examples_pass_mypy_strict(tmp_path: Path) -> None:
+    # The TypedDicts are usable as written: literals check against them, answers narrow by their "type".
+    for n, code in enumerate(PACKAGE_README + PROJECT_README):
+        (tmp_path / f"example_{n + 1}.py").write_text(code, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / ".mypy_cache"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
