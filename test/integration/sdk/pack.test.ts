@@ -19,14 +19,16 @@ const run = (cmd: string, args: string[], cwd: string) =>
 // The GPU stand-in answers from this process: the example runs without blocking it.
 const runAsync = promisify(execFile);
 
-function firstReadmeExample(): string {
-  const readme = readFileSync(join(ROOT, "sdk/README.md"), "utf8");
+/** The first ```ts block of a README, or of its text after `section`. */
+function firstExample(file: string, section = ""): string {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const readme = section ? (text.split(section)[1] ?? "") : text;
   const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (!block) throw new Error("sdk/README.md has no ts example");
+  if (!block) throw new Error(`${file} has no ts example`);
   return block;
 }
 
-describe("npm pack: the tarball installs into an empty project and runs the README example", () => {
+describe("npm pack: the tarball installs into an empty project and runs the README examples", () => {
   it("packs dist, README, CHANGELOG and LICENSE (no source), version and licence set", () => {
     const [packed] = JSON.parse(
       run("npm", ["pack", "--json", "--pack-destination", work], join(ROOT, "sdk")),
@@ -45,7 +47,7 @@ describe("npm pack: the tarball installs into an empty project and runs the READ
     expect(readFileSync(join(ROOT, "sdk/CHANGELOG.md"), "utf8")).toContain(`## ${manifest.version}`);
   });
 
-  it("installs with no other package, type-checks the example (strict, NodeNext) and runs it", async () => {
+  it("installs with no other package, type-checks the examples (strict, NodeNext) and runs them", async () => {
     const tarball = join(work, readdirTarball());
     const app = join(work, "app");
     mkdirSync(app);
@@ -53,7 +55,8 @@ describe("npm pack: the tarball installs into an empty project and runs the READ
     run("npm", ["install", "--no-audit", "--no-fund", "--offline", tarball], app);
     const installed = readdirSync(join(app, "node_modules"), { recursive: true }) as string[];
     expect(installed.filter((p) => !p.startsWith("@svc") && !p.startsWith("."))).toEqual([]);
-    writeFileSync(join(app, "index.ts"), firstReadmeExample());
+    writeFileSync(join(app, "index.ts"), firstExample("sdk/README.md"));
+    writeFileSync(join(app, "project-readme.ts"), firstExample("README.md", "## SDKs"));
     writeFileSync(
       join(app, "tsconfig.json"),
       JSON.stringify({
@@ -66,23 +69,23 @@ describe("npm pack: the tarball installs into an empty project and runs the READ
           types: ["node"],
           typeRoots: [join(ROOT, "node_modules/@types")],
         },
-        files: ["index.ts"],
+        files: ["index.ts", "project-readme.ts"],
       }),
     );
     run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "."], app);
 
     const acct = await seed({ keys: [{ mode: "live" }] });
     await credit(world.edge.url, acct.accountId, 100_000_000);
-    const { stdout } = await runAsync(process.execPath, ["out/index.js"], {
-      cwd: app,
-      env: { ...process.env, SVC_BASE_URL: world.edge.url, SVC_API_KEY: acct.keys[0]!.secret },
-      timeout: 60_000,
-    });
+    const env = { ...process.env, SVC_BASE_URL: world.edge.url, SVC_API_KEY: acct.keys[0]!.secret };
+    const runExample = async (file: string) =>
+      (await runAsync(process.execPath, [file], { cwd: app, env, timeout: 60_000 })).stdout
+        .replace(/\s+/g, " ")
+        .trim();
     // intent, { low, medium, high }, the probability of "angry", the charge (console.log's formatting)
-    const flat = stdout.replace(/\s+/g, " ").trim();
-    expect(flat).toMatch(
+    expect(await runExample("out/index.js")).toMatch(
       /^(refund|replacement|info) \{ low: [0-9.]+, medium: [0-9.]+, high: [0-9.]+ \} [0-9.]+ \d+$/,
     );
+    expect(await runExample("out/project-readme.js")).toMatch(/^[0-9.]+ \d+$/);
   });
 });
 
