@@ -7,7 +7,8 @@ from urllib.parse import quote
 
 from ._http import Call
 from .operations import OPERATIONS, Operation
-from .types import EvaluationItemInput, Fallback, Questions, State
+from .evaluation_types import EvaluationItemInput
+from .types import Fallback, Questions, State
 
 
 def decide(state: State, questions: Questions, model: Optional[str], fallback: Optional[Fallback]) -> Call:

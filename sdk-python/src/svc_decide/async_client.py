@@ -24,14 +24,10 @@ from .errors import SvcError, evaluation_wait_timeout, with_attempts
 from .operations import FINAL_EVALUATION_STATUSES
 from .retry import RetryPolicy, RetryState
 from .timeouts import TimeoutPolicy
+from .evaluation_types import DeletedEvaluation, Evaluation, EvaluationItemInput, EvaluationItemList, EvaluationList
 from .types import (
     Balance,
     Decision,
-    DeletedEvaluation,
-    Evaluation,
-    EvaluationItemInput,
-    EvaluationItemList,
-    EvaluationList,
     Fallback,
     Key,
     ModelList,
