@@ -1,44 +1,11 @@
-import { type EvaluationLayout, findModel, MODELS, SVC1_LAYOUT, V1_LIMITS } from "../../schema/models";
+import { type EvaluationLayout, findModel, SVC1_LAYOUT } from "../../schema/models";
 import { loadCalibration } from "./calibration";
 import { catalogCalibrationPath } from "./calibration-pin";
-import { contextSizeFor } from "./context-size";
+import { configFromEnv } from "./config";
 import { Engine } from "./engine";
-import { defaultModelPath, ModelFileError, verifyModelFile } from "./model-check";
+import { ModelFileError, verifyModelFile } from "./model-check";
 import { openScorer } from "./scorer";
 import { createWorkerServer } from "./server";
-
-/** Every active GPU version of the catalog, each with its weights, layout and calibration. */
-export const SERVED_BY_DEFAULT = MODELS.filter((m) => m.served_by === "gpu" && m.status === "active").map(
-  (m) => m.id,
-);
-
-/** Worker configuration from the environment (documented in gpu-worker/README.md). */
-export function configFromEnv(env = process.env) {
-  const int = (name: string, fallback: number) => {
-    const v = env[name];
-    if (v === undefined || v === "") return fallback;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`);
-    return n;
-  };
-  return {
-    modelPath: defaultModelPath(env),
-    /** Exact versions served (comma-separated `SVC_MODEL_VERSION`; default every active GPU version). */
-    modelVersions: env.SVC_MODEL_VERSION
-      ? env.SVC_MODEL_VERSION.split(",").map((v) => v.trim())
-      : SERVED_BY_DEFAULT,
-    threads: int("SVC_THREADS", 1),
-    sequences: Math.max(1, int("SVC_SEQUENCES", 2)),
-    queueMax: int("SVC_QUEUE_MAX", 16),
-    /** Default: what the catalogue's largest request needs (`contextSizeFor`). */
-    contextSize: int("SVC_CONTEXT_SIZE", contextSizeFor(V1_LIMITS)),
-    secret: env.GPU_SIGNING_SECRET ?? "",
-    port: int("PORT", 8788),
-    host: env.HOST || "0.0.0.0",
-    /** `SVC_CALIBRATION` overrides the catalog's artifact; only with a single version. */
-    calibrationOverride: env.SVC_CALIBRATION || undefined,
-  };
-}
 
 /**
  * The evaluation layout of the versions served together (they share one scorer, so one layout); a version the

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SERVED_BY_DEFAULT } from "../../../gpu-worker/src/config";
 import {
   type RunningWorker,
   runWorkerExpectingExit,
@@ -6,7 +7,10 @@ import {
 } from "../../../gpu-worker/src/spawn-worker";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { ScoreResponse } from "../../../schema/engine-protocol";
+import { CPU_CLASS } from "../../../schema/models";
 import { signRequest } from "../../../schema/signing";
+// @ts-expect-error: plain ESM script without types
+import { PINNED_CPU_VARIANT, runnableVariants } from "../../../scripts/ggml-cpu-pin.mjs";
 
 // The real worker process (gpu-worker/src/main.ts) on the real model, reached over HTTP.
 const SECRET = "test-secret-engine-service";
@@ -48,6 +52,22 @@ describe("health and metrics", () => {
   it("GET /livez and GET /readyz answer 200 once the model is loaded and warmed", async () => {
     expect((await fetch(`${w.url}/livez`)).status).toBe(200);
     expect((await fetch(`${w.url}/readyz`)).status).toBe(200);
+  });
+
+  it("GET /readyz advertises what the pool routes by: the exact versions served × the numerics class, which every answer reports too", async () => {
+    const ready = (await (await fetch(`${w.url}/readyz`)).json()) as Record<string, unknown>;
+    expect(ready).toEqual({ ready: true, numerics_class: expect.any(String), models: SERVED_BY_DEFAULT });
+    expect(ready.numerics_class).toMatch(/^cpu-[a-z0-9._]+-t1-nlc\d+\.\d+\.\d+$/);
+    if (runnableVariants().includes(PINNED_CPU_VARIANT)) expect(ready.numerics_class).toBe(CPU_CLASS);
+    const answer = (await (await w.score(good())).json()) as Record<string, unknown>;
+    expect(answer.numerics_class).toBe(ready.numerics_class);
+  });
+
+  it("a replay placed on another numerics class is refused with 404 model_not_served, never computed", async () => {
+    const placed = JSON.stringify({ ...JSON.parse(good()), numerics_class: "cuda-other-nlc0.0.0" });
+    const res = await w.score(placed);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: "model_not_served" });
   });
 });
 
@@ -194,6 +214,24 @@ describe("determinism: the same request on the same version gives byte-identical
       const [mine, ...rest] = await Promise.all([w.score(target()), ...others]);
       for (const r of rest) expect(r.status).toBe(200);
       expect(await mine?.text()).toBe(alone[0]);
+    }
+  });
+
+  it("across a worker restart: a new process of the same class computes the same bytes", async () => {
+    const target = body("Order 1182: two lamps, one returned, refund pending.", [
+      check("c", "Was something returned?"),
+    ]);
+    const before = await (await w.score(target)).text();
+    const again = await startWorker({
+      GPU_SIGNING_SECRET: SECRET,
+      SVC_THREADS: "1",
+      SVC_CONTEXT_SIZE: "1024",
+    });
+    try {
+      const retarget = JSON.stringify({ ...JSON.parse(target), request_id: `r${++seq}` });
+      expect(await (await again.score(retarget)).text()).toBe(before);
+    } finally {
+      await again.stop();
     }
   });
 });
