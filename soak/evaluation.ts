@@ -45,28 +45,30 @@ try {
     });
     return (await res.json()) as Record<string, any>;
   };
-  const topics = ["billing", "delivery", "returns"] as const;
+  const topics = ["bill", "ship", "ret"] as const;
   const texts = {
-    billing: "I was charged twice for order",
-    delivery: "The courier still has not delivered order",
-    returns: "I sent back the shoes from order",
+    bill: "Charged twice for order",
+    ship: "Courier never came, order",
+    ret: "Sent back the shoes, order",
   };
+  // Short enough that 1,000 items fit the 256 KiB body limit.
   const items = Array.from({ length: N }, (_, i) => {
     const topic = topics[i % 3]!;
     const refund = i % 2 === 0;
     return {
-      state: { ticket: `${texts[topic]} ${1000 + i}.${refund ? " Please refund me." : ""}` },
+      state: `${texts[topic]} ${1000 + i}.${refund ? " Refund me." : ""}`,
       questions: {
-        refund: { type: "check", instructions: "Does the customer ask for a refund?" },
+        refund: { type: "check", instructions: "Refund?" },
         topic: {
           type: "pick",
-          instructions: "What is the ticket about?",
-          options: { billing: null, delivery: null, returns: null },
+          instructions: "Topic?",
+          options: { bill: null, ship: null, ret: null },
         },
       },
       expected: { refund, topic },
     };
   });
+  note(`body ${(JSON.stringify({ name: "reliability", items }).length / 1024).toFixed(0)} KiB`);
   const created = await api("POST", "/v1/evaluations", { name: "reliability", items });
   if (!created.id) throw new Error(JSON.stringify(created));
   const id = created.id as string;
