@@ -16,8 +16,10 @@ export interface Env {
   NEON_HTTP_ENDPOINT?: string;
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
-  /** Comma-separated base URLs of GPU workers. */
+  /** Comma-separated base URLs of GPU workers: a static override of the registry (docs/deploy.md). */
   GPU_POOL_URLS?: string;
+  /** How old an isolate's copy of the GPU registry may get before a call refreshes it (ms, default 5000). */
+  GPU_REGISTRY_REFRESH_MS?: string;
   /** Shared HMAC secret for signed GPU calls. */
   GPU_SIGNING_SECRET?: string;
   /** OpenAI-compatible hosted fallback (EU data zone). */

@@ -1,4 +1,5 @@
 import { type EvaluationLayout, findModel, SVC1_LAYOUT } from "../../schema/models";
+import { Announcer, announcerConfig } from "./announce";
 import { loadCalibration } from "./calibration";
 import { catalogCalibrationPath } from "./calibration-pin";
 import { configFromEnv } from "./config";
@@ -25,12 +26,13 @@ async function main(): Promise<void> {
   if (cfg.calibrationOverride && cfg.modelVersions.length !== 1)
     throw new ModelFileError("SVC_CALIBRATION needs a single SVC_MODEL_VERSION.");
   const layout = sharedLayout(cfg.modelVersions);
+  const announce = announcerConfig();
   const check = await verifyModelFile(cfg.modelPath);
   const calibrations = cfg.modelVersions.map(
     (v) => [v, loadCalibration(cfg.calibrationOverride ?? catalogCalibrationPath(v))] as const,
   );
   let engines: Map<string, Engine> | null = null;
-  const { server } = createWorkerServer(cfg, () => engines);
+  const { server, metrics } = createWorkerServer(cfg, () => engines);
   await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve));
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : cfg.port;
@@ -50,6 +52,18 @@ async function main(): Promise<void> {
       questions: [{ id: "w", type: "check", instructions: "Ready?", criteria: [] }],
     });
   engines = ready;
+  // The registry (docs/deploy.md): announced only once warm, with what /readyz says and the load gauges.
+  const announcer =
+    announce &&
+    new Announcer(announce, () => ({
+      numerics_class: scorer.numerics.id,
+      models: [...ready.keys()],
+      in_flight: metrics.inFlight,
+      queue_depth: metrics.queueDepth,
+      sequences: cfg.sequences,
+      queue_max: cfg.queueMax,
+    }));
+  announcer?.start();
   const served = calibrations.map(([v, c]) => `${v}: calibration ${c.version}, framing ${c.framing}`);
   console.log(
     `engine: ready in ${Math.round(performance.now() - t0)} ms (numerics class ${scorer.numerics.id}, threads ${cfg.threads}, sequences ${cfg.sequences}; ${served.join("; ")})`,
@@ -64,7 +78,7 @@ async function main(): Promise<void> {
 
   const stop = () => {
     server.close();
-    scorer.close().finally(() => process.exit(0));
+    Promise.all([announcer?.stop(), scorer.close()]).finally(() => process.exit(0));
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

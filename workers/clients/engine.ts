@@ -5,6 +5,7 @@ import { ApiError } from "../errors";
 import { RUNNING_LEASE_MS } from "../stores/idempotency";
 import { type FallbackConfig, FallbackError, fallbackScore } from "./fallback";
 import { GpuPool, GpuPoolError, poolUrls } from "./gpu-pool";
+import { poolSource } from "./gpu-registry";
 
 export interface Dispatched {
   served_by: "gpu" | "fallback";
@@ -47,10 +48,10 @@ export class Engine {
     private readonly fallback: FallbackConfig | null,
   ) {}
 
-  /** The engine of an env's variables. */
+  /** The engine of an env's variables: the GPU workers of `GPU_POOL_URLS`, else of the registry. */
   static fromEnv(env: Env): Engine {
     return new Engine(
-      new GpuPool(poolUrls(env.GPU_POOL_URLS), env.GPU_SIGNING_SECRET ?? ""),
+      new GpuPool(poolSource(env, poolUrls(env.GPU_POOL_URLS)), env.GPU_SIGNING_SECRET ?? ""),
       fallbackConfig(env),
     );
   }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EngineError, type ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
 import { signRequest } from "../../schema/signing";
+import { type PoolMember, type PoolSource, staticSource } from "./gpu-registry";
 
 /** Why the pool could not answer: nobody could take it (capacity) or a worker answered wrongly (fault). */
 export type PoolFailure = "no_capacity" | "fault";
@@ -27,8 +28,12 @@ interface WorkerState {
   inflight: number;
   /** Until when the worker is skipped after a failure (ms since epoch). */
   downUntil: number;
-  /** Null until the worker's `/readyz` or an answer said what it serves. */
+  /** Null until the registry, the worker's `/readyz` or an answer said what it serves. */
   advert: Advert | null;
+  /** The registry advert last applied (its `announced_at`), so a newer heartbeat replaces what was learned. */
+  announcedAt: number;
+  /** Load per sequence at the last heartbeat (registry only; 0 for a static URL). */
+  announcedLoad: number;
 }
 
 /** Where a call may go: the exact version, and for a replay the numerics class of the original. */
@@ -48,36 +53,64 @@ export interface GpuPoolOptions {
 const SCORE_PATH = "/v1/score";
 
 /**
- * Signed client for a pool of GPU workers: least in-flight first (per isolate), among the workers that
+ * Signed client for a pool of GPU workers, listed statically or discovered from the registry: least in-flight
+ * first (per isolate; ties by the load each worker last announced), among the workers that
  * advertise the call's exact version (and, for a replay, the original's numerics class). A worker that fails
  * is skipped for a back-off and re-admitted after its `/readyz` answers 200; a call that fails for capacity
  * (connection refused or reset, timeout, 503 overloaded, 413 too many tokens) moves on to the next worker; a
  * 404 `model_not_served` refreshes what that worker advertises and moves on.
  */
 export class GpuPool {
-  private readonly workers: WorkerState[];
+  private readonly source: PoolSource;
+  /** What this isolate knows of each worker (back-off, in-flight, advert), kept across registry refreshes. */
+  private readonly states = new Map<string, WorkerState>();
   private readonly timeoutMs: number;
   private readonly backoffMs: number;
   private readonly probeTimeoutMs: number;
+  private lastSize = 0;
 
+  /** `source`: static base URLs (`GPU_POOL_URLS`), or the registry (`gpu-registry.ts`). */
   constructor(
-    urls: readonly string[],
+    source: readonly string[] | PoolSource,
     private readonly secret: string,
     opts: GpuPoolOptions = {},
   ) {
-    this.workers = urls.map((url) => ({
-      url: url.replace(/\/+$/, ""),
-      inflight: 0,
-      downUntil: 0,
-      advert: null,
-    }));
+    this.source = Array.isArray(source) ? staticSource(source) : (source as PoolSource);
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.backoffMs = opts.backoffMs ?? 2_000;
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 1_000;
   }
 
+  /** Workers seen at the last call. */
   get size(): number {
-    return this.workers.length;
+    return this.lastSize;
+  }
+
+  /** The state of each member now, a registry advert applied when it is newer than what the pool knew. */
+  private async workers(): Promise<WorkerState[]> {
+    const members = await this.source.members();
+    const out = members.map((m) => this.stateOf(m));
+    if (this.states.size > members.length * 2 + 8) {
+      const keep = new Set(members.map((m) => m.url));
+      for (const url of this.states.keys()) if (!keep.has(url)) this.states.delete(url);
+    }
+    this.lastSize = out.length;
+    return out;
+  }
+
+  private stateOf(m: PoolMember): WorkerState {
+    let w = this.states.get(m.url);
+    if (!w) {
+      w = { url: m.url, inflight: 0, downUntil: 0, advert: null, announcedAt: 0, announcedLoad: 0 };
+      this.states.set(m.url, w);
+    }
+    const a = m.advert;
+    if (a && a.announced_at !== w.announcedAt) {
+      w.announcedAt = a.announced_at;
+      w.advert = { numericsClass: a.numerics_class, models: new Set(a.models) };
+      w.announcedLoad = a.in_flight / a.sequences;
+    }
+    return w;
   }
 
   /** Asks `/readyz`: ready or not, and what the worker advertises. A failed probe backs the worker off. */
@@ -122,8 +155,11 @@ export class GpuPool {
     req: ScoreRequest,
     budget: { timeoutMs?: number; deadlineAt?: number } = {},
   ): Promise<ScoreResponse> {
-    if (this.workers.length === 0) throw new GpuPoolError("no_capacity", "no GPU workers configured");
-    const order = [...this.workers].sort((a, b) => a.downUntil - b.downUntil || a.inflight - b.inflight);
+    const workers = await this.workers();
+    if (workers.length === 0) throw new GpuPoolError("no_capacity", "no GPU workers configured");
+    const order = workers.sort(
+      (a, b) => a.downUntil - b.downUntil || a.inflight - b.inflight || a.announcedLoad - b.announcedLoad,
+    );
     const at: Placement = {
       model: req.model,
       ...(req.numerics_class && { numericsClass: req.numerics_class }),

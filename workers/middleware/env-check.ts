@@ -23,6 +23,7 @@ export const EnvVars = z.object({
   UPSTASH_REDIS_REST_URL: optional(httpUrl),
   UPSTASH_REDIS_REST_TOKEN: optional(z.string()),
   GPU_POOL_URLS: optional(commaSeparatedHttpUrls),
+  GPU_REGISTRY_REFRESH_MS: optional(z.string().regex(/^[1-9]\d{2,5}$/, "milliseconds, 100 to 999999")),
   GPU_SIGNING_SECRET: optional(z.string().min(16, "at least 16 characters")),
   FALLBACK_BASE_URL: optional(httpUrl),
   FALLBACK_API_KEY: optional(z.string()),
