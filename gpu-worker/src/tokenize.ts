@@ -1,11 +1,19 @@
 import type { LlamaModel, Token } from "node-llama-cpp";
 import type { Piece } from "./framings";
 
-/** Tokenizes framing pieces one by one: `special` scaffolding with special tokens ON, all other text OFF. */
-export function tokenizePieces(model: LlamaModel, pieces: Piece[]): Token[] {
+/** How caller text is read before tokenizing (identity, or `svc1Readable` for a model of another vocabulary). */
+export type ReadRule = (text: string) => string;
+const asSent: ReadRule = (text) => text;
+
+/**
+ * Tokenizes framing pieces one by one: `special` scaffolding with special tokens ON, all other text OFF and read
+ * through `read`.
+ */
+export function tokenizePieces(model: LlamaModel, pieces: Piece[], read: ReadRule = asSent): Token[] {
   const out: Token[] = [];
   for (const p of pieces) {
-    if (p.text.length) out.push(...model.tokenize(p.text, p.special === true));
+    const text = p.special === true ? p.text : read(p.text);
+    if (text.length) out.push(...model.tokenize(text, p.special === true));
   }
   return out;
 }
@@ -15,7 +23,14 @@ export function tokenizePieces(model: LlamaModel, pieces: Piece[]): Token[] {
  * together and keep the tail. BPE can merge across the boundary; when the context's own tokens are not a prefix
  * of the joint tokenization the split is unstable, and the continuation is tokenized alone instead.
  */
-export function continuationTokens(model: LlamaModel, contextTail: string, continuation: string): Token[] {
+export function continuationTokens(
+  model: LlamaModel,
+  contextTail: string,
+  continuation: string,
+  read: ReadRule = asSent,
+): Token[] {
+  contextTail = read(contextTail);
+  continuation = read(continuation);
   if (!contextTail) return model.tokenize(continuation, false);
   const head = model.tokenize(contextTail, false);
   const joint = model.tokenize(contextTail + continuation, false);

@@ -5,7 +5,7 @@ import { loadCalibration } from "../../../gpu-worker/src/calibration";
 import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
 import { contextSizeFor, SCAFFOLDING_MAX_TOKENS } from "../../../gpu-worker/src/context-size";
 import { Engine } from "../../../gpu-worker/src/engine";
-import { defaultModelPath } from "../../../gpu-worker/src/model-check";
+import { scorerGroups } from "../../../gpu-worker/src/model-files";
 import { openScorer, type Scorer } from "../../../gpu-worker/src/scorer";
 import { MODELS, V1_LIMITS } from "../../../schema/models";
 import { renderForEngine } from "../../../schema/render";
@@ -13,12 +13,23 @@ import { parseStrictJson } from "../../../schema/strict-json";
 import { checkTokenLimits } from "../../../workers/decide/token-limits";
 import { validateDecideRequest } from "../../../workers/decide/validate";
 
-let scorer: Scorer;
+// One scorer per weights file, with its version's read rule (planning only: a tiny context).
+const versions = MODELS.filter((m) => m.served_by === "gpu" && m.status === "active");
+const scorerOf = new Map<string, Scorer>();
 beforeAll(async () => {
-  scorer = await openScorer({ modelPath: defaultModelPath(), threads: 1, sequences: 1, contextSize: 256 });
+  for (const g of scorerGroups(versions.map((v) => v.id))) {
+    const scorer = await openScorer({
+      modelPath: g.path,
+      threads: 1,
+      sequences: 1,
+      contextSize: 256,
+      reads: g.gpu.reads,
+    });
+    for (const v of g.versions) scorerOf.set(v, scorer);
+  }
 });
 afterAll(async () => {
-  await scorer?.close();
+  for (const s of new Set(scorerOf.values())) await s.close();
 });
 
 const words = (n: number, seed: string) =>
@@ -83,6 +94,19 @@ const BODIES = {
       },
     },
   },
+  // What svc-1 counts little or nothing of, which a byte-level vocabulary would read byte by byte.
+  untokenizedBytes: {
+    state: `${"\u0004\u0006\u0013\u0014\u0016\u001d".repeat(10_000)} ${words(50, "Note")}`,
+    questions: { q: { type: "check", instructions: "Is there a note?" } },
+  },
+  unassignedPlanes: {
+    state: Array.from({ length: 5_000 }, (_, i) => String.fromCodePoint(0x40000 + i * 97)).join(""),
+    questions: { q: { type: "check", instructions: "Is it text?" } },
+  },
+  emojiCjkDigits: {
+    state: `${"🙂👍🏽👨‍👩‍👧‍👦🇩🇪".repeat(200)}${"我的包裹坏了，我要退款。".repeat(300)}${"1234567890".repeat(360)}`,
+    questions: { q: { type: "check", instructions: "Is it a complaint?" } },
+  },
   jsonState: {
     state: {
       order: { id: "A-1", items: [{ sku: "X", note: words(50, "note") }] },
@@ -98,12 +122,11 @@ const BODIES = {
 };
 
 describe("'16,384 billable tokens, 32 questions, 255 options fit the GPU worker's context with the prompt scaffolding'", () => {
-  const versions = MODELS.filter((m) => m.served_by === "gpu" && m.status === "active");
   it.each(versions.map((v) => [v.id, v.calibration]))(
     "%s (%s): scaffolding ≤ SCAFFOLDING_MAX_TOKENS",
     (id) => {
       // Planned as the engine evaluates it: a version with phrasings asks each question once per phrasing.
-      const engine = new Engine(scorer, loadCalibration(catalogCalibrationPath(id)), id);
+      const engine = new Engine(scorerOf.get(id) as Scorer, loadCalibration(catalogCalibrationPath(id)), id);
       const overheads: Record<string, number> = {};
       for (const [name, body] of Object.entries(BODIES)) {
         const parsed = parseStrictJson(JSON.stringify(body));
