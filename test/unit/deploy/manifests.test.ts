@@ -1,0 +1,116 @@
+// The deployment files, checked without a cluster or a Docker daemon: they parse, and every variable they set
+// is one the code reads (docs/deploy.md lists them; env-documented.test.ts checks that list).
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { unstable_readConfig } from "wrangler";
+import { parseAllDocuments } from "yaml";
+import { edgeVars, gpuWorkerVars, ROOT } from "./code-vars";
+
+interface K8sDoc {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string };
+  spec?: Record<string, unknown>;
+}
+interface Container {
+  name: string;
+  image: string;
+  env?: { name: string; value?: string }[];
+}
+
+const dir = join(ROOT, "deploy/gpu-worker");
+const docs: K8sDoc[] = readdirSync(dir)
+  .filter((f) => f.endsWith(".yaml"))
+  .flatMap((f) =>
+    parseAllDocuments(readFileSync(join(dir, f), "utf8")).map((d) => {
+      if (d.errors.length) throw new Error(`${f}: ${d.errors.map((e) => e.message).join("; ")}`);
+      return d.toJS() as K8sDoc;
+    }),
+  );
+const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata?.name === name);
+const containersOf = (d: K8sDoc) =>
+  (d.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers;
+
+describe("Kubernetes manifests (deploy/gpu-worker)", () => {
+  it("parse, and every object names its kind, version and name", () => {
+    expect(docs.length).toBeGreaterThanOrEqual(8);
+    for (const d of docs) expect([d.apiVersion, d.kind, d.metadata?.name].every(Boolean)).toBe(true);
+  });
+
+  it("the worker's container sets only variables the worker reads (or ones another value expands)", () => {
+    const worker = containersOf(find("StatefulSet", "svc-gpu-worker")!)[0]!;
+    const reads = gpuWorkerVars();
+    const env = worker.env ?? [];
+    const expanded = new Set(
+      env.flatMap((e) => [...(e.value ?? "").matchAll(/\$\(([A-Z_]+)\)/g)].map((m) => m[1])),
+    );
+    const unknown = env.map((e) => e.name).filter((n) => !reads.has(n) && !expanded.has(n));
+    expect(unknown).toEqual([]);
+    // Announcing is what puts a pod in the pool.
+    expect(env.map((e) => e.name)).toEqual(
+      expect.arrayContaining(["SVC_ANNOUNCE_URL", "GPU_SIGNING_SECRET"]),
+    );
+  });
+
+  it("the autoscaler scales the StatefulSet on gauges the worker exports", () => {
+    const so = find("ScaledObject", "svc-gpu-worker")!;
+    const target = so.spec?.scaleTargetRef as { kind: string; name: string };
+    expect(find(target.kind, target.name)).toBeDefined();
+    const metrics = readFileSync(join(ROOT, "gpu-worker/src/metrics.ts"), "utf8");
+    const queries = (so.spec as { triggers: { metadata: { query: string } }[] }).triggers.map(
+      (t) => t.metadata.query,
+    );
+    expect(queries.length).toBeGreaterThan(0);
+    for (const q of queries) {
+      const name = /\b(svc_engine_[a-z_]+)/.exec(q)?.[1];
+      expect(name && metrics.includes(`${name} `)).toBeTruthy();
+    }
+  });
+
+  it("the gateway routes the host a pod announces to that pod's headless-Service name", () => {
+    const worker = containersOf(find("StatefulSet", "svc-gpu-worker")!)[0]!;
+    const announced = worker.env?.find((e) => e.name === "SVC_ANNOUNCE_URL")?.value ?? "";
+    const host = /^https:\/\/\$\(POD_NAME\)\.(.+)$/.exec(announced)?.[1] ?? "";
+    const conf = (find("ConfigMap", "svc-gpu-gateway") as { data: Record<string, string> }).data[
+      "default.conf"
+    ]!;
+    expect(conf).toContain(host.replaceAll(".", "\\."));
+    expect(conf).toContain("$pod.svc-gpu-worker.svc-gpu.svc.cluster.local:8788");
+  });
+});
+
+describe("gpu-worker/Dockerfile", () => {
+  it("sets only variables the worker or its build scripts read", () => {
+    const text = readFileSync(join(ROOT, "gpu-worker/Dockerfile"), "utf8");
+    const names = [...text.matchAll(/^ENV (.+)$/gm)].flatMap((m) =>
+      [...m[1]!.matchAll(/([A-Z][A-Z0-9_]*)=/g)].map((x) => x[1]!),
+    );
+    expect(names.length).toBeGreaterThan(0);
+    const reads = gpuWorkerVars();
+    expect(names.filter((n) => !reads.has(n))).toEqual([]);
+  });
+});
+
+describe("wrangler.toml, environment production", () => {
+  it("declares the Durable Objects and crons, and only variables the Worker reads", () => {
+    const cfg = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, {});
+    expect(cfg.name).toBe("svc-production");
+    expect(cfg.durable_objects.bindings.map((b: { name: string }) => b.name).sort()).toEqual([
+      "EVALUATIONS",
+      "LEDGER",
+    ]);
+    expect(cfg.triggers.crons?.length).toBe(3);
+    const reads = edgeVars();
+    expect(Object.keys(cfg.vars).filter((n) => !reads.has(n))).toEqual([]);
+    expect(cfg.vars.ENVIRONMENT).toBe("production");
+    // Local-only settings never reach production.
+    for (const local of [
+      "NEON_WS_PROXY",
+      "NEON_HTTP_ENDPOINT",
+      "STRIPE_API_URL",
+      "STRICT_ERROR_DECLARATIONS",
+    ])
+      expect(cfg.vars[local]).toBeUndefined();
+  });
+});
