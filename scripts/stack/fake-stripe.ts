@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import Stripe from "stripe";
 import { freePort } from "./free-port";
 import { readBody } from "./read-body";
+import { type CatalogueWorld, catalogueApi } from "./stripe-fake/catalogue";
 import { errorReply, HttpError } from "./stripe-fake/errors";
 import { parseStripeForm } from "./stripe-fake/form";
 import {
@@ -23,10 +24,8 @@ import {
   advanceSubscriptions,
   cancelAttachedSchedule,
   createFromSubscription,
-  createProduct,
   type FakeSchedule,
   releaseSchedule,
-  type ScheduleWorld,
   StripeRequestError,
   updateSchedule,
 } from "./stripe-fake/schedules";
@@ -69,7 +68,8 @@ export async function startFakeStripe(
   // Seconds the fake's clock runs ahead of the machine's (advanced like a Stripe Test Clock); subscriptions
   // and schedules follow it, Checkout Sessions keep real time.
   let clockOffset = 0;
-  const world: ScheduleWorld = {
+  const world: CatalogueWorld = {
+    endpoints: new Map(),
     subscriptions,
     schedules: new Map(),
     prices: new Map(),
@@ -179,8 +179,8 @@ export async function startFakeStripe(
         return sub;
       }
     }
-    if (resource === "products" && req.method === "POST" && id === undefined)
-      return createProduct(world, params);
+    const catalogue = catalogueApi(world, req.method ?? "GET", resource, id, params);
+    if (catalogue !== undefined) return catalogue;
     if (resource === "subscription_schedules") {
       if (req.method === "POST" && id === undefined) return createFromSubscription(world, params);
       if (req.method === "GET" && id && action === undefined) return schedule(id);
@@ -229,7 +229,7 @@ export async function startFakeStripe(
           const cacheKey = typeof key === "string" && req.method === "POST" ? `${req.url}:${key}` : undefined;
           const cached = cacheKey ? replies.get(cacheKey) : undefined;
           if (cached) return json(res, cached.status, cached.body);
-          const out = await api(req, path, body).catch((e) => {
+          const out = await api(req, path, req.method === "GET" ? url.search.slice(1) : body).catch((e) => {
             if (!(e instanceof StripeRequestError)) throw e;
             throw new HttpError(e.code === "resource_missing" ? 404 : e.status, e.message, e.param, e.code);
           });
