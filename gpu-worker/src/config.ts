@@ -23,7 +23,10 @@ export function configFromEnv(env = process.env) {
       ? env.SVC_MODEL_VERSION.split(",").map((v) => v.trim())
       : SERVED_BY_DEFAULT,
     threads: int("SVC_THREADS", 1),
+    /** Sequences per lane. */
     sequences: Math.max(1, int("SVC_SEQUENCES", 2)),
+    /** Independent contexts per weights file, each with SVC_THREADS threads (issue 30; measured in docs/benchmarks.md). */
+    lanes: Math.max(1, int("SVC_LANES", 2)),
     queueMax: int("SVC_QUEUE_MAX", 16),
     /** Default: what the catalogue's largest request needs (`contextSizeFor`). */
     contextSize: int("SVC_CONTEXT_SIZE", contextSizeFor(V1_LIMITS)),

@@ -58,13 +58,16 @@ async function main(): Promise<void> {
       models: [...ready.keys()],
       in_flight: metrics.inFlight,
       queue_depth: metrics.queueDepth,
-      sequences: cfg.sequences,
+      sequences: cfg.sequences * cfg.lanes,
       queue_max: cfg.queueMax,
+      // The svc-1 scorer's measured speed (the first version's), once something was measured.
+      ...(scorer.load &&
+        scorer.load().tokens_per_second > 0 && { tokens_per_second: scorer.load().tokens_per_second }),
     }));
   announcer?.start();
   const served = calibrations.map(([v, c]) => `${v}: calibration ${c.version}, framing ${c.framing}`);
   console.log(
-    `engine: ready in ${Math.round(performance.now() - t0)} ms (numerics class ${scorer.numerics.id}, threads ${cfg.threads}, sequences ${cfg.sequences}; ${served.join("; ")})`,
+    `engine: ready in ${Math.round(performance.now() - t0)} ms (numerics class ${scorer.numerics.id}, threads ${cfg.threads}, lanes ${cfg.lanes} × sequences ${cfg.sequences}; ${served.join("; ")})`,
   );
   const unlisted = cfg.modelVersions.filter(
     (v) => !findModel(v)?.gpu?.numerics_classes.includes(scorer.numerics.id),

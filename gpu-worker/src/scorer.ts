@@ -13,7 +13,7 @@ import type { ScoreQuestion } from "../../schema/engine-protocol";
 import { type EvaluationLayout, SVC1_LAYOUT } from "../../schema/models";
 import type { Framing, Piece } from "./framings";
 import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-walk";
-import { Mutex, Pool } from "./lock";
+import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
 import { type NumericsClass, numericsClassOf } from "./numerics";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
 import { svc1Readable } from "./read-rule";
@@ -24,8 +24,14 @@ export interface ScorerOptions {
   modelPath: string;
   /** CPU threads per evaluation; always explicit (library defaults are slow on small machines). */
   threads: number;
-  /** Sequences in the shared context = requests that may hold a sequence at once. */
+  /** Sequences in each lane's context = requests that may hold a sequence of one lane at once. */
   sequences: number;
+  /**
+   * Independent contexts ("lanes"), default 1: each with its own `threads`, its own decode mutex and its own
+   * `sequences`; a request runs alone in one lane, in the layout's chunks (answers do not depend on the lane).
+   * Lanes × threads ≤ cores, or the lanes slow each other down.
+   */
+  lanes?: number;
   /**
    * The version's evaluation layout (default svc-1's): batch = micro-batch tokens per decode, fixed so a
    * request's batch layout never depends on load, and flash attention set explicitly (never the library's auto).
@@ -80,6 +86,7 @@ interface Plan {
   tree: PromptNode[];
   /** Longest stretch the sequence must hold at once. */
   peakTokens: number;
+  costTokens: number;
   /** Questions whose prompt log-probability is read too (after all answers; see `score`). */
   relevance?: boolean[];
 }
@@ -88,6 +95,19 @@ interface Plan {
 export interface PreparedRequest {
   /** Tokens one sequence must hold for this request (compare with `contextSize` before scoring). */
   readonly peakTokens: number;
+  /** Tokens the plan evaluates at most (state prefix, every prompt and label token): its cost for admission. */
+  readonly costTokens: number;
+}
+
+/** What a scorer reports for deadlines and refusals (`/readyz`, every answer). */
+export interface ScorerLoad {
+  /** Tokens evaluated per second of decode time, one request in one lane (an average of recent requests). */
+  tokens_per_second: number;
+  /** Planned tokens not yet evaluated, over every lane (admitted requests, running or waiting). */
+  queued_tokens: number;
+  /** Planned tokens not yet evaluated in the least loaded lane: what a new request waits behind. */
+  wait_tokens: number;
+  lanes: number;
 }
 
 export interface Scorer {
@@ -109,6 +129,8 @@ export interface Scorer {
   score(prepared: PreparedRequest): Promise<RawScores>;
   /** `prepare` + `score`. */
   rawScores(state: string, questions: ScoreQuestion[], framing: Framing): Promise<RawScores>;
+  /** Measured speed and queued work (the scheduler's view; see `openScorer`); absent on stand-ins. */
+  load?(): ScorerLoad;
   close(): Promise<void>;
 }
 
@@ -150,13 +172,28 @@ function plan(
     qs.map((q) => q.prompt),
     { maxSplitTokens: FA_TILE_ROWS, minSaved: minSharedTokens(prefix.length) },
   );
-  return { prefix, questions: qs, tree, peakTokens: peak, ...(relevance?.some(Boolean) && { relevance }) };
+  let cost = prefix.length;
+  for (const [i, q] of qs.entries()) {
+    cost += q.prompt.length + q.outcomes.reduce((n, t) => n + t.length, 0);
+    if (relevance?.[i]) cost += q.prompt.length + 1;
+  }
+  return {
+    prefix,
+    questions: qs,
+    tree,
+    peakTokens: peak,
+    costTokens: cost,
+    ...(relevance?.some(Boolean) && { relevance }),
+  };
 }
 
 /**
- * Opens the model once and a context of `sequences` sequences. Every decode of every request runs under one
- * mutex, so a batch never mixes two requests' tokens: each request is evaluated in its own sequence, from
- * position 0, in the same chunks, which keeps answers byte-identical whatever else is running.
+ * Opens the model once and `lanes` contexts ("lanes", issue 30) of `sequences` sequences each, every one with
+ * `threads` threads. A request is admitted to the lane with the least planned tokens pending (`LaneScheduler`)
+ * and every decode of a lane runs under that lane's mutex, so a batch never mixes two requests' tokens: each
+ * request is evaluated in its own sequence, from position 0, in the same chunks, which keeps answers
+ * byte-identical whatever else is running and whichever lane serves it (a long request holds one lane; the
+ * others keep answering). Decode time is metered: `load()` gives tokens evaluated per second of decode time.
  * Per request: the state prefix once, then the question prompts as a tree (common leading tokens once, see
  * prompt-tree), each branch rewound to its parent's end, then each question's label trie (chains of label tokens
  * in one decode, see label-walk). A question's scores are bit-identical alone and among others. Flash attention
@@ -191,29 +228,48 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   const layout = opts.layout ?? SVC1_LAYOUT;
   if (layout.ubatch !== layout.batch)
     throw new Error("node-llama-cpp sets the micro-batch to the batch: a layout needs ubatch = batch");
-  const context: LlamaContext = await model.createContext({
-    sequences: opts.sequences,
-    contextSize,
-    batchSize: layout.batch,
-    flashAttention: layout.flash_attention,
-    threads: { ideal: opts.threads, min: opts.threads },
-  });
+  // One context per lane, each with the same threads, batch and flash attention (so the same numbers).
+  const lanes = Math.max(1, opts.lanes ?? 1);
+  const contexts: LlamaContext[] = [];
+  const laneSeqs: LlamaContextSequence[][] = [];
+  for (let i = 0; i < lanes; i++) {
+    const context = await model.createContext({
+      sequences: opts.sequences,
+      contextSize,
+      batchSize: layout.batch,
+      flashAttention: layout.flash_attention,
+      threads: { ideal: opts.threads, min: opts.threads },
+    });
+    contexts.push(context);
+    const seqs: LlamaContextSequence[] = [];
+    for (let j = 0; j < opts.sequences; j++) seqs.push(context.getSequence());
+    laneSeqs.push(seqs);
+  }
   const numerics = await numericsClassOf(llama, opts.threads);
   const read = opts.reads === "svc1-tokenizable" ? svc1Readable : undefined;
-  const seqs: LlamaContextSequence[] = [];
-  for (let i = 0; i < opts.sequences; i++) seqs.push(context.getSequence());
-  const pool = new Pool(seqs);
-  const mutex = new Mutex();
-  const decode = {
-    run: <T>(fn: () => Promise<T>): Promise<T> => (opts.isolateRequests === false ? fn() : mutex.run(fn)),
-  };
+  const scheduler = new LaneScheduler(laneSeqs);
+  const speed = new SpeedMeter();
 
-  async function score(seq: LlamaContextSequence, p: Plan): Promise<RawScores> {
+  async function score(seq: LlamaContextSequence, p: Plan, admission: Admission<LlamaContextSequence>) {
     const meter: Meter = { tokens_evaluated: 0, tokens_reused: 0 };
+    const mutex = admission.lane.mutex;
+    // Every decode of the lane under its mutex (no batch mixes two requests); timed for the speed meter.
+    const decode = {
+      run: async <T>(tokens: number, fn: () => Promise<T>): Promise<T> => {
+        const timed = async () => {
+          const t0 = performance.now();
+          const out = await fn();
+          speed.add(tokens, (performance.now() - t0) / 1000);
+          admission.evaluated(tokens);
+          return out;
+        };
+        return opts.isolateRequests === false ? timed() : mutex.run(timed);
+      },
+    };
     const run = async (items: ControlledEvaluateInputItem[]) => {
       meter.tokens_reused += seq.nextTokenIndex;
       meter.tokens_evaluated += items.length;
-      return decode.run(() => seq.controlledEvaluate(items));
+      return decode.run(items.length, () => seq.controlledEvaluate(items));
     };
     const rewind = (to: number) =>
       seq.nextTokenIndex > to
@@ -223,7 +279,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     await seq.clearHistory();
     if (p.prefix.length) {
       meter.tokens_evaluated += p.prefix.length;
-      await decode.run(() => seq.evaluateWithoutGeneratingNewTokens(p.prefix));
+      await decode.run(p.prefix.length, () => seq.evaluateWithoutGeneratingNewTokens(p.prefix));
     }
     const scores: number[][] = p.questions.map(() => []);
     const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));
@@ -287,7 +343,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     const p = prepared as Plan;
     if (p.peakTokens > contextSize)
       throw new Error(`request needs ${p.peakTokens} tokens in one sequence; context holds ${contextSize}`);
-    return pool.use((seq) => score(seq, p));
+    return scheduler.run(p.costTokens, (seq, admission) => score(seq, p, admission));
   };
   return {
     model,
@@ -296,9 +352,18 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     prepare: (state, questions, framing, relevance) =>
       plan(model, read, state, questions, framing, relevance),
     score: scorePlan,
+    load() {
+      const q = scheduler.queued();
+      return {
+        tokens_per_second: Math.round(speed.tokensPerSecond() * 10) / 10,
+        queued_tokens: q.total,
+        wait_tokens: q.least,
+        lanes,
+      };
+    },
     rawScores: (state, questions, framing) => scorePlan(plan(model, read, state, questions, framing)),
     async close() {
-      await context.dispose();
+      for (const c of contexts) await c.dispose();
       await model.dispose();
       await llama.dispose();
     },

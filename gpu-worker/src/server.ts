@@ -3,18 +3,23 @@ import { type EngineError, ScoreRequest } from "../../schema/engine-protocol";
 import { SIGNATURE_HEADER, SignatureVerifier, TIMESTAMP_HEADER } from "../../schema/signing";
 import { type Engine, TooManyTokensError } from "./engine";
 import { Metrics } from "./metrics";
-import type { PreparedRequest } from "./scorer";
+import type { PreparedRequest, ScorerLoad } from "./scorer";
 
 export interface ServerOptions {
   /** Shared HMAC secret (GPU_SIGNING_SECRET). */
   secret: string;
-  /** Requests that hold a sequence at once (= the scorer's sequences). */
+  /** Sequences per lane of a scorer. */
   sequences: number;
+  /** Lanes per scorer (default 1): requests that hold a sequence at once = sequences × lanes. */
+  lanes?: number;
   /** Requests that may wait for a sequence; one more gets 503 `overloaded`. */
   queueMax: number;
   /** Largest accepted body in bytes. */
   bodyLimit?: number;
 }
+
+/** Response header of a score answer: the version's `ScorerLoad` as JSON (speed, queued work, lanes). */
+export const LOAD_HEADER = "x-svc-engine-load";
 
 type ErrorCode = EngineError["error"];
 const STATUS: Record<ErrorCode, number> = {
@@ -41,15 +46,30 @@ function send(res: ServerResponse, status: number, body: string, type = "applica
   res.end(body);
 }
 
+/** Per version served: its scorer's measured speed and queued work (`ScorerLoad`), for deadlines and refusals. */
+export function loadOf(engines: ReadonlyMap<string, Engine>): Record<string, ScorerLoad> {
+  const out: Record<string, ScorerLoad> = {};
+  for (const [v, e] of engines) {
+    const l = e.scorer.load?.();
+    if (l) out[v] = l;
+  }
+  return out;
+}
+
 /**
  * `/readyz`: 200 once warmed, with what the pool routes by (the exact versions served and the numerics class
- * they are computed in); 503 while loading.
+ * they are computed in) and, per version, the measured speed and queued work (`load`); 503 while loading.
  */
 function sendReadiness(res: ServerResponse, engines: ReadonlyMap<string, Engine> | null): void {
   const first = engines?.values().next().value;
   if (!engines || !first) send(res, 503, '{"ready":false}');
   else {
-    const body = { ready: true, numerics_class: first.scorer.numerics.id, models: [...engines.keys()] };
+    const body = {
+      ready: true,
+      numerics_class: first.scorer.numerics.id,
+      models: [...engines.keys()],
+      load: loadOf(engines),
+    };
     send(res, 200, JSON.stringify(body));
   }
 }
@@ -80,17 +100,18 @@ export function createWorkerServer(
   const verifier = new SignatureVerifier(opts.secret);
   const limit = opts.bodyLimit ?? 1024 * 1024;
   let inFlight = 0;
+  const slots = opts.sequences * Math.max(1, opts.lanes ?? 1);
   const track = (delta: number) => {
     inFlight += delta;
     metrics.inFlight = inFlight;
-    metrics.queueDepth = Math.max(0, inFlight - opts.sequences);
+    metrics.queueDepth = Math.max(0, inFlight - slots);
   };
 
   async function score(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     // Refuse early (before the signature is verified and so spent) when the call cannot be served anyway.
     if (!getEngines()) throw new HttpError("overloaded", "model is still loading");
-    if (inFlight >= opts.sequences + opts.queueMax) throw new HttpError("overloaded", "queue full");
+    if (inFlight >= slots + opts.queueMax) throw new HttpError("overloaded", "queue full");
     const body = await readBody(req, limit);
     const verdict = await verifier.verify(
       { method: "POST", path: "/v1/score", body: new Uint8Array(body) },
@@ -134,13 +155,17 @@ export function createWorkerServer(
       if (err instanceof TooManyTokensError) throw new HttpError("too_many_tokens", err.message);
       throw err;
     }
-    if (inFlight >= opts.sequences + opts.queueMax) throw new HttpError("overloaded", "queue full");
+    if (inFlight >= slots + opts.queueMax) throw new HttpError("overloaded", "queue full");
     track(1);
     try {
       const out = await engine.score(parsed.data, prepared);
       metrics.tokensEvaluated += out.meter.tokens_evaluated;
       metrics.tokensReused += out.meter.tokens_reused;
       metrics.request("ok", (performance.now() - started) / 1000);
+      // The version's speed and queued work after this answer, in a header so the body stays byte-identical
+      // across replays: the edge's next deadline and refusal use them.
+      const load = engine.scorer.load?.();
+      if (load) res.setHeader(LOAD_HEADER, JSON.stringify(load));
       send(res, 200, JSON.stringify({ ...out, numerics_class: numerics }));
     } finally {
       track(-1);

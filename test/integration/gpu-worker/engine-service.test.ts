@@ -56,7 +56,21 @@ describe("health and metrics", () => {
 
   it("GET /readyz advertises what the pool routes by: the exact versions served × the numerics class, which every answer reports too", async () => {
     const ready = (await (await fetch(`${w.url}/readyz`)).json()) as Record<string, unknown>;
-    expect(ready).toEqual({ ready: true, numerics_class: expect.any(String), models: SERVED_BY_DEFAULT });
+    expect(ready).toEqual({
+      ready: true,
+      numerics_class: expect.any(String),
+      models: SERVED_BY_DEFAULT,
+      load: expect.any(Object),
+    });
+    // Per version: measured speed (tokens evaluated per second of decode time; the warm-up measured it) and
+    // queued work in tokens, over the worker's lanes (issue 30).
+    for (const v of SERVED_BY_DEFAULT)
+      expect((ready.load as Record<string, unknown>)[v]).toEqual({
+        tokens_per_second: expect.any(Number),
+        queued_tokens: 0,
+        wait_tokens: 0,
+        lanes: 2,
+      });
     expect(ready.numerics_class).toMatch(/^cpu-[a-z0-9._]+-t1-nlc\d+\.\d+\.\d+$/);
     if (runnableVariants().includes(PINNED_CPU_VARIANT)) expect(ready.numerics_class).toBe(CPU_CLASS);
     const answer = (await (await w.score(good())).json()) as Record<string, unknown>;
