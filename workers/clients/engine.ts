@@ -23,7 +23,11 @@ export interface DispatchOptions {
   numericsClass?: string;
 }
 
-/** A GPU call's deadline: 10 s plus 12 ms a token (a 16,384-token state prefills in about a minute on a quiet 2-core CPU; twice that leaves room for load). */
+/**
+ * A GPU call's deadline before its worker has reported a speed: 10 s plus 12 ms a token (a 16,384-token state
+ * prefills in about a minute on a quiet 2-core CPU; twice that leaves room for load). Once it has, the pool uses
+ * the worker's measured speed and queue instead (`speedDeadlineMs`, issue 30).
+ */
 export function gpuTimeoutMs(tokens: number): number {
   return 10_000 + 12 * tokens;
 }
@@ -63,6 +67,7 @@ export class Engine {
    */
   async dispatch(req: ScoreRequest, opts: DispatchOptions): Promise<Dispatched> {
     const deadlineAt = Date.now() + DISPATCH_BUDGET_MS;
+    let retryAfter: number | undefined;
     try {
       const placed = opts.numericsClass ? { ...req, numerics_class: opts.numericsClass } : req;
       const {
@@ -72,6 +77,7 @@ export class Engine {
       } = await this.pool.score(placed, {
         timeoutMs: gpuTimeoutMs(opts.tokens),
         deadlineAt,
+        tokens: opts.tokens,
       });
       return { served_by: "gpu", result, numerics_class: numerics_class ?? null };
     } catch (err) {
@@ -80,11 +86,14 @@ export class Engine {
         console.error(`gpu fault request_id=${req.request_id}: ${err.message}`);
         throw new ApiError("internal_error", { message: "Internal server error." });
       }
+      retryAfter = err.retryAfter;
     }
     const fb = opts.fallback;
     if (!fb || !this.fallback) {
+      // The pool's own estimate when it has one (queued work ÷ measured speed, 1–60 s), else the spec's.
       throw new ApiError("no_capacity", {
         message: "No GPU capacity is available for this model right now.",
+        ...(retryAfter !== undefined && { retryAfter }),
       });
     }
     try {

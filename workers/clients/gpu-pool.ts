@@ -10,10 +10,49 @@ export class GpuPoolError extends Error {
   constructor(
     readonly reason: PoolFailure,
     message: string,
+    /** For `no_capacity` when the pool knows: seconds until a worker should be able to start the call (1–60). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
 }
+
+/**
+ * What a worker last reported for one version (`x-svc-engine-load` on an answer, or `/readyz`'s `load`):
+ * tokens evaluated per second of decode time, planned tokens queued in total and in its least loaded lane.
+ */
+export const WorkerLoad = z.object({
+  tokens_per_second: z.number().nonnegative(),
+  queued_tokens: z.number().nonnegative(),
+  wait_tokens: z.number().nonnegative(),
+  lanes: z.number().int().positive(),
+});
+export type WorkerLoad = z.infer<typeof WorkerLoad>;
+
+/** Response header of a worker's answer with its `WorkerLoad` (gpu-worker/src/server.ts `LOAD_HEADER`). */
+export const LOAD_HEADER = "x-svc-engine-load";
+
+/**
+ * Tokens a worker evaluates for a call of `tokens` billable tokens: the framing, the questions' prompts and labels
+ * and a content-free pass come on top, and attention makes each token dearer as the state grows. An upper
+ * estimate (fitted loosely on the 2-core box, docs/benchmarks.md "Mixed load"), for deadlines, not for billing.
+ */
+export const evaluatedEstimate = (tokens: number) => (tokens + 200) * 1.5 * (1 + tokens / 4096);
+
+/**
+ * A call's deadline from the worker's measured speed: 10 s plus three times the estimated wait (its least
+ * loaded lane's queue) and run. Null while the worker has measured nothing (the caller's fixed deadline holds).
+ */
+export function speedDeadlineMs(tokens: number, load: WorkerLoad | undefined): number | null {
+  if (!load || !(load.tokens_per_second > 0)) return null;
+  return 10_000 + (3_000 * (load.wait_tokens + evaluatedEstimate(tokens))) / load.tokens_per_second;
+}
+
+/** Seconds until the worker should be able to start a new call: its least loaded lane's queue ÷ its speed. */
+export const waitSeconds = (load: WorkerLoad) => load.wait_tokens / load.tokens_per_second;
+
+/** The spec's `retry-after` range for a 503: whole seconds, 1 to 60. */
+export const clampRetryAfter = (seconds: number) => Math.min(60, Math.max(1, Math.ceil(seconds)));
 
 /** What a worker said it serves (`/readyz`, or learned from its answers): exact versions × numerics class. */
 interface Advert {
@@ -34,6 +73,8 @@ interface WorkerState {
   announcedAt: number;
   /** Load per sequence at the last heartbeat (registry only; 0 for a static URL). */
   announcedLoad: number;
+  /** Per version, the speed and queued work the worker last reported (its answers' header, `/readyz`). */
+  load: Map<string, WorkerLoad>;
 }
 
 /** Where a call may go: the exact version, and for a replay the numerics class of the original. */
@@ -101,7 +142,15 @@ export class GpuPool {
   private stateOf(m: PoolMember): WorkerState {
     let w = this.states.get(m.url);
     if (!w) {
-      w = { url: m.url, inflight: 0, downUntil: 0, advert: null, announcedAt: 0, announcedLoad: 0 };
+      w = {
+        url: m.url,
+        inflight: 0,
+        downUntil: 0,
+        advert: null,
+        announcedAt: 0,
+        announcedLoad: 0,
+        load: new Map(),
+      };
       this.states.set(m.url, w);
     }
     const a = m.advert;
@@ -121,6 +170,7 @@ export class GpuPool {
       w.advert = body.success
         ? { numericsClass: body.data.numerics_class, models: new Set(body.data.models) }
         : { numericsClass: null, models: null };
+      if (body.success) for (const [v, l] of Object.entries(body.data.load ?? {})) w.load.set(v, l);
       if (res.ok) {
         w.downUntil = 0;
         return true;
@@ -149,11 +199,15 @@ export class GpuPool {
 
   /**
    * Scores on the first worker that can; throws GpuPoolError when none could. Each call's deadline is
-   * `timeoutMs` (default the pool's), never past `deadlineAt` (ms since epoch): no worker is tried after it.
+   * `timeoutMs` (default the pool's), or, given the call's billable `tokens` and a worker that reported its
+   * speed, `speedDeadlineMs`; never past `deadlineAt` (ms since epoch): no worker is tried after it. A worker
+   * whose reported queue would not let the call start before `deadlineAt` is not called; when no worker could
+   * (or every one answered `overloaded`), the error carries `retryAfter` = the shortest wait a worker reported
+   * (queued tokens ÷ speed, 1–60 s).
    */
   async score(
     req: ScoreRequest,
-    budget: { timeoutMs?: number; deadlineAt?: number } = {},
+    budget: { timeoutMs?: number; deadlineAt?: number; tokens?: number } = {},
   ): Promise<ScoreResponse> {
     const workers = await this.workers();
     if (workers.length === 0) throw new GpuPoolError("no_capacity", "no GPU workers configured");
@@ -166,16 +220,28 @@ export class GpuPool {
     };
     const body = JSON.stringify(req);
     let lastReason = "no worker ready";
+    // The shortest wait a busy worker reported (seconds), for an honest retry-after.
+    let soonest = Infinity;
     for (const w of order) {
-      const timeoutMs = Math.min(
-        budget.timeoutMs ?? this.timeoutMs,
-        (budget.deadlineAt ?? Infinity) - Date.now(),
-      );
-      if (timeoutMs <= 0) {
+      if ((budget.deadlineAt ?? Infinity) - Date.now() <= 0) {
         lastReason = "dispatch deadline passed";
         break;
       }
       if (!(await this.accepts(w, at))) continue;
+      // What the worker last reported (its answers, or the `/readyz` probe just made) sets the deadline.
+      const load = w.load.get(req.model);
+      const bySpeed = budget.tokens === undefined ? null : speedDeadlineMs(budget.tokens, load);
+      const left = (budget.deadlineAt ?? Infinity) - Date.now();
+      const timeoutMs = Math.min(bySpeed ?? budget.timeoutMs ?? this.timeoutMs, left);
+      if (load && load.tokens_per_second > 0) {
+        const wait = waitSeconds(load);
+        if (wait * 1000 >= left) {
+          // Its queue would not let this call start before the deadline: say so at once, never after a timeout.
+          soonest = Math.min(soonest, wait);
+          lastReason = "queued work over the deadline";
+          continue;
+        }
+      }
       w.inflight++;
       try {
         const headers = await signRequest(this.secret, { method: "POST", path: SCORE_PATH, body });
@@ -186,6 +252,8 @@ export class GpuPool {
           signal: AbortSignal.timeout(timeoutMs),
         });
         const text = await res.text();
+        const reported = WorkerLoad.safeParse(safeJson(res.headers.get(LOAD_HEADER) ?? ""));
+        if (reported.success) w.load.set(req.model, reported.data);
         if (res.ok) {
           const parsed = ScoreResponse.safeParse(JSON.parse(text));
           if (!parsed.success) throw new GpuPoolError("fault", `bad score response from ${w.url}`);
@@ -205,6 +273,8 @@ export class GpuPool {
         }
         if (code === "overloaded" || code === "too_many_tokens" || res.status === 503) {
           lastReason = code;
+          if (code === "overloaded" && load && load.tokens_per_second > 0)
+            soonest = Math.min(soonest, Math.max(waitSeconds(load), 1));
           if (code !== "overloaded" && code !== "too_many_tokens") w.downUntil = Date.now() + this.backoffMs;
           continue;
         }
@@ -218,12 +288,21 @@ export class GpuPool {
         w.inflight--;
       }
     }
-    throw new GpuPoolError("no_capacity", lastReason);
+    throw new GpuPoolError(
+      "no_capacity",
+      lastReason,
+      Number.isFinite(soonest) ? clampRetryAfter(soonest) : undefined,
+    );
   }
 }
 
 /** A worker's `/readyz` body (`gpu-worker/src/server.ts`). */
-const ReadyAdvert = z.object({ numerics_class: z.string(), models: z.array(z.string()) });
+const ReadyAdvert = z.object({
+  numerics_class: z.string(),
+  models: z.array(z.string()),
+  /** Per version, speed and queued work (issue 30); absent from older workers and stand-ins. */
+  load: z.record(z.string(), WorkerLoad).optional(),
+});
 
 /** What an answer tells of its worker: its class, and that it serves `model`. */
 function learn(w: WorkerState, model: string, numericsClass: string | null): void {
