@@ -48,8 +48,12 @@ export function speedDeadlineMs(tokens: number, load: WorkerLoad | undefined): n
   return 10_000 + (3_000 * (load.wait_tokens + evaluatedEstimate(tokens))) / load.tokens_per_second;
 }
 
-/** Seconds until the worker should be able to start a new call: its least loaded lane's queue ÷ its speed. */
-export const waitSeconds = (load: WorkerLoad) => load.wait_tokens / load.tokens_per_second;
+/**
+ * Seconds until the worker should be able to start a new call: its least loaded lane's queue ÷ its speed, less
+ * the time since it reported it (`at`, ms since epoch), so a stale report expires instead of refusing for ever.
+ */
+export const waitSeconds = (load: WorkerLoad, at = Date.now(), now = Date.now()) =>
+  Math.max(0, load.wait_tokens / load.tokens_per_second - (now - at) / 1000);
 
 /** The spec's `retry-after` range for a 503: whole seconds, 1 to 60. */
 export const clampRetryAfter = (seconds: number) => Math.min(60, Math.max(1, Math.ceil(seconds)));
@@ -74,7 +78,7 @@ interface WorkerState {
   /** Load per sequence at the last heartbeat (registry only; 0 for a static URL). */
   announcedLoad: number;
   /** Per version, the speed and queued work the worker last reported (its answers' header, `/readyz`). */
-  load: Map<string, WorkerLoad>;
+  load: Map<string, WorkerLoad & { at: number }>;
 }
 
 /** Where a call may go: the exact version, and for a replay the numerics class of the original. */
@@ -170,7 +174,8 @@ export class GpuPool {
       w.advert = body.success
         ? { numericsClass: body.data.numerics_class, models: new Set(body.data.models) }
         : { numericsClass: null, models: null };
-      if (body.success) for (const [v, l] of Object.entries(body.data.load ?? {})) w.load.set(v, l);
+      if (body.success)
+        for (const [v, l] of Object.entries(body.data.load ?? {})) w.load.set(v, { ...l, at: Date.now() });
       if (res.ok) {
         w.downUntil = 0;
         return true;
@@ -230,11 +235,17 @@ export class GpuPool {
       if (!(await this.accepts(w, at))) continue;
       // What the worker last reported (its answers, or the `/readyz` probe just made) sets the deadline.
       const load = w.load.get(req.model);
-      const bySpeed = budget.tokens === undefined ? null : speedDeadlineMs(budget.tokens, load);
+      const bySpeed =
+        budget.tokens === undefined || !load
+          ? null
+          : speedDeadlineMs(budget.tokens, {
+              ...load,
+              wait_tokens: waitSeconds(load, load.at) * load.tokens_per_second,
+            });
       const left = (budget.deadlineAt ?? Infinity) - Date.now();
       const timeoutMs = Math.min(bySpeed ?? budget.timeoutMs ?? this.timeoutMs, left);
       if (load && load.tokens_per_second > 0) {
-        const wait = waitSeconds(load);
+        const wait = waitSeconds(load, load.at);
         if (wait * 1000 >= left) {
           // Its queue would not let this call start before the deadline: say so at once, never after a timeout.
           soonest = Math.min(soonest, wait);
@@ -253,7 +264,7 @@ export class GpuPool {
         });
         const text = await res.text();
         const reported = WorkerLoad.safeParse(safeJson(res.headers.get(LOAD_HEADER) ?? ""));
-        if (reported.success) w.load.set(req.model, reported.data);
+        if (reported.success) w.load.set(req.model, { ...reported.data, at: Date.now() });
         if (res.ok) {
           const parsed = ScoreResponse.safeParse(JSON.parse(text));
           if (!parsed.success) throw new GpuPoolError("fault", `bad score response from ${w.url}`);
@@ -274,7 +285,7 @@ export class GpuPool {
         if (code === "overloaded" || code === "too_many_tokens" || res.status === 503) {
           lastReason = code;
           if (code === "overloaded" && load && load.tokens_per_second > 0)
-            soonest = Math.min(soonest, Math.max(waitSeconds(load), 1));
+            soonest = Math.min(soonest, Math.max(waitSeconds(load, load.at), 1));
           if (code !== "overloaded" && code !== "too_many_tokens") w.downUntil = Date.now() + this.backoffMs;
           continue;
         }

@@ -129,3 +129,13 @@ describe("honest refusals: no_capacity at once, retry-after = queued work ÷ spe
     expect(calls).toBe(2);
   });
 });
+
+describe("a reported queue expires with time", () => {
+  it("the wait shrinks by the time since the report, so a client retrying as told is served", async () => {
+    const { waitSeconds } = await import("../../../workers/clients/gpu-pool");
+    const l = { tokens_per_second: 100, queued_tokens: 3000, wait_tokens: 3000, lanes: 2 };
+    expect(waitSeconds(l, 0, 0)).toBe(30);
+    expect(waitSeconds(l, 0, 12_000)).toBe(18);
+    expect(waitSeconds(l, 0, 31_000)).toBe(0);
+  });
+});
