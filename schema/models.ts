@@ -147,7 +147,7 @@ const svc1Gpu = (framing: string): NonNullable<ModelVersion["gpu"]> => ({
 export const MODELS: readonly ModelVersion[] = [
   {
     id: "svc-1.5.0",
-    alias: null,
+    alias: "svc-1",
     served_by: "gpu",
     status: "active",
     calibration: SVC_1_5_0_CALIBRATION,
@@ -162,7 +162,7 @@ export const MODELS: readonly ModelVersion[] = [
   },
   {
     id: "svc-1.4.0",
-    alias: "svc-1",
+    alias: null,
     served_by: "gpu",
     status: "active",
     calibration: CURRENT_CALIBRATION,
@@ -224,10 +224,10 @@ export const MODELS: readonly ModelVersion[] = [
 ];
 
 /** Alias → exact GPU version it resolves to. */
-export const ALIASES: Readonly<Record<string, string>> = { "svc-1": "svc-1.4.0" };
+export const ALIASES: Readonly<Record<string, string>> = { "svc-1": "svc-1.5.0" };
 
 /** Exact GPU version → the fallback version that may answer for its alias. */
-export const FALLBACK_FOR: Readonly<Record<string, string>> = { "svc-1.4.0": "svc-fallback-1.0.0" };
+export const FALLBACK_FOR: Readonly<Record<string, string>> = { "svc-1.5.0": "svc-fallback-1.0.0" };
 
 /** A version by exact id. */
 export function findModel(id: string): ModelVersion | undefined {

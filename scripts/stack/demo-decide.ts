@@ -2,9 +2,8 @@ import type { ScoreQuestion } from "../../schema/engine-protocol";
 
 /**
  * The decide that `npm start` and the README offer a newcomer: one call, two questions about a support message.
- * The topic pick is one the default 135M model answers (test/integration/gpu-worker/everyday-cases.test.ts keeps
- * it so); the refund check is one it cannot (yes/no about text is near chance, docs/quality.md), and its low
- * confidence says so.
+ * The default version (svc-1.5.0) answers both (test/integration/gpu-worker/everyday-cases.test.ts keeps the topic
+ * pick and the refund pair so); the older 135M versions answer the pick but not the yes/no question.
  */
 export const DEMO_DECIDE = {
   model: "svc-1",

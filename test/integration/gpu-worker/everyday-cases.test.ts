@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCalibration } from "../../../gpu-worker/src/calibration";
 import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
 import { Engine } from "../../../gpu-worker/src/engine";
-import { defaultModelPath } from "../../../gpu-worker/src/model-check";
+import { scorerGroups } from "../../../gpu-worker/src/model-files";
 import { openScorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { ALIASES } from "../../../schema/models";
@@ -10,19 +10,23 @@ import { DEMO_TOPIC_CASES, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/de
 
 // Everyday questions a new user asks first, on the real model with the calibration the alias `svc-1` serves.
 // Written before any tuning of framing or calibration (issue #13); the cases are not part of the fit.
-// KNOWN GAP (docs/quality.md, "A gate for pick, the relevance feature, rate refitted"): SmolLM2-135M has almost no signal
-// on yes/no questions about text, so no honest calibration gets the README pair to 0.8 / 0.2. Cases the version
+// Since issue 29 `svc-1` is svc-1.5.0 (Qwen2.5-Coder-1.5B-Instruct), which reads text: the README refund pair and
+// most cases are right. KNOWN GAPS (docs/quality.md, "svc-1.5.0"): the calibrated thank-you note lands at P(yes)
+// 0.28 (raw 0.16: the temperature fitted on real text softens every answer), the listing without a price reads as
+// mentioning one, a thank-you newsletter rates "medium" urgent. Cases the version
 // `svc-1` resolves to gets wrong run as `it.fails`: they keep the expectation as written and turn red the day a
 // model or method meets it, so the list is updated on purpose rather than silently. Which cases are gaps is
 // measured on the pinned numerics class (docs/decisions.md): moving to it turned case 1 right and case 8 wrong.
 const version = ALIASES["svc-1"] as string;
 let engine: Engine;
 beforeAll(async () => {
+  const [group] = scorerGroups([version]);
   const scorer = await openScorer({
-    modelPath: defaultModelPath(),
+    modelPath: group?.path as string,
     threads: 1,
     sequences: 1,
     contextSize: 512,
+    ...(group?.gpu.reads && { reads: group.gpu.reads }),
   });
   engine = new Engine(scorer, loadCalibration(catalogCalibrationPath(version)), version);
 });
@@ -60,7 +64,7 @@ async function probabilities(state: string, q: ScoreQuestion): Promise<number[]>
 const REFUND = check("Does the customer ask for a refund?");
 
 describe("the README example answers sensibly", () => {
-  it.fails("refund asked: P(yes) ≥ 0.8 on the broken parcel", async () => {
+  it("refund asked: P(yes) ≥ 0.8 on the broken parcel", async () => {
     const [yes] = await probabilities(
       "The customer wrote: my parcel arrived broken, I want my money back.",
       REFUND,
@@ -82,30 +86,33 @@ const CASES: [string, ScoreQuestion, number, "gap"?][] = [
     "Hi, I was charged twice for my subscription this month. Please fix it.",
     check("Is this message about billing?"),
     0,
-    "gap",
   ],
   ["Hi, how do I change the language of the app to French?", check("Is this message about billing?"), 1],
   [
     "CONGRATULATIONS! You have won a $1000 gift card. Click here to claim your prize now!",
     check("Is this message spam?"),
     0,
-    "gap",
   ],
   ["Hi Anna, the meeting is moved to 3pm tomorrow. See you there, Tom", check("Is this message spam?"), 1],
-  ["Great product, works perfectly, I love it!", check("Is the review positive?"), 0, "gap"],
+  ["Great product, works perfectly, I love it!", check("Is the review positive?"), 0],
   ["Terrible quality, it broke after one day. Do not buy.", check("Is the review positive?"), 1],
-  ["Used bike for sale, 120 euros, pick up in Berlin.", check("Does the listing mention a price?"), 0, "gap"],
-  ["Used bike for sale, good condition, pick up in Berlin.", check("Does the listing mention a price?"), 1],
+  ["Used bike for sale, 120 euros, pick up in Berlin.", check("Does the listing mention a price?"), 0],
+  [
+    "Used bike for sale, good condition, pick up in Berlin.",
+    check("Does the listing mention a price?"),
+    1,
+    "gap",
+  ],
   [
     "Our server is down and no customer can log in!",
     choose("rate", "How urgent is this message?", ["low", "medium", "high"]),
     2,
-    "gap",
   ],
   [
     "Thanks for the newsletter, nice read.",
     choose("rate", "How urgent is this message?", ["low", "medium", "high"]),
     0,
+    "gap",
   ],
   [
     "Bonjour, je voudrais annuler ma commande.",
@@ -116,6 +123,19 @@ const CASES: [string, ScoreQuestion, number, "gap"?][] = [
     "The food was cold and the waiter was rude.",
     choose("pick", "What is the sentiment of the review?", ["positive", "negative", "neutral"]),
     1,
+  ],
+  // Written 2026-11-25 before svc-1.5.0's calibration was fitted (issue 29).
+  ["Please cancel my subscription, effective today.", check("Does the customer want to cancel?"), 0],
+  ["I love my subscription, keep the boxes coming!", check("Does the customer want to cancel?"), 1],
+  [
+    "The courier left the package at the wrong address again.",
+    choose("pick", "What went wrong?", ["delivery", "payment", "product quality"]),
+    0,
+  ],
+  [
+    "Absolutely fantastic service, thank you all!",
+    choose("rate", "How satisfied is the customer?", ["unsatisfied", "neutral", "satisfied"]),
+    2,
   ],
 ];
 

@@ -1,6 +1,8 @@
 // Dispatch, fallback and refunds on the real stack (GPU stand-in for fault injection, fake fallback).
+
 import { Redis } from "@upstash/redis";
 import { describe, expect, it } from "vitest";
+import { ALIASES } from "../../../schema/models";
 import { balanceOf, credit, DECIDE_BODY, decide, seed, useMoneyEdge } from "../../support/money-harness";
 import { stack } from "../../support/stack-db";
 
@@ -108,7 +110,7 @@ describe("dispatch and refunds", () => {
     expect(b.headers.get("idempotent-replayed")).toBe("true");
     expect(b.json).toMatchObject({
       served_by: "gpu",
-      model: "svc-1.4.0",
+      model: ALIASES["svc-1"],
       id: a.json.id,
       created: a.json.created,
     });

@@ -1,7 +1,9 @@
 // The money path through the REAL GPU worker process (CPU, default small model): a billed decision,
 // a byte-identical GPU replay, and the worker process killed mid-request → 503, full refund.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
+import { ALIASES } from "../../../schema/models";
 import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
 import {
   balanceOf,
@@ -48,7 +50,7 @@ describe("through the real GPU worker", () => {
       { "idempotency-key": "gpu-1" },
     );
     expect(a.status, a.text).toBe(200);
-    expect(a.json).toMatchObject({ object: "decision", served_by: "gpu", model: "svc-1.4.0" });
+    expect(a.json).toMatchObject({ object: "decision", served_by: "gpu", model: ALIASES["svc-1"] });
     expect(a.json.id).toBe(a.headers.get("x-request-id"));
     const usage = a.json.usage as { input_tokens: number; charge_micro_cents: number };
     expect(usage.charge_micro_cents).toBe(usage.input_tokens * 5);

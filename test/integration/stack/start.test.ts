@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { ALIASES } from "../../../schema/models";
 import { startStack } from "../../../scripts/stack/start-stack";
 import { readmeDecide } from "../../support/decide-fixtures";
 
@@ -74,11 +75,11 @@ describe("npm start (startStack), black-box over HTTP", () => {
       expect(JSON.parse(body)).toMatchObject({
         object: "decision",
         served_by: "gpu",
-        model: "svc-1.4.0",
+        model: ALIASES["svc-1"],
         answers: { topic: { choice: "refund" } }, // the README's promise for the demo's pick
       });
 
-      expect(stack.served).toMatchObject({ model: "svc-1.4.0" });
+      expect(stack.served).toMatchObject({ model: ALIASES["svc-1"] });
       expect(seen.some((s) => !s.file)).toBe(true); // the stale file went away while starting
       expect(seen.filter((s) => s.file && !s.served)).toEqual([]); // and came back only when served
       const demo = JSON.parse(readFileSync(file, "utf8"));
