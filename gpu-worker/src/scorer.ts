@@ -11,6 +11,7 @@ import {
 } from "node-llama-cpp";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
 import { type EvaluationLayout, SVC1_LAYOUT } from "../../schema/models";
+import { checkCancelled } from "./cancel";
 import type { Framing, Piece } from "./framings";
 import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-walk";
 import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
@@ -257,6 +258,8 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     const decode = {
       run: async <T>(tokens: number, fn: () => Promise<T>): Promise<T> => {
         const timed = async () => {
+          // A request whose caller went away stops here, at a decode boundary, and frees its sequence.
+          checkCancelled();
           const t0 = performance.now();
           const out = await fn();
           speed.add(tokens, (performance.now() - t0) / 1000);
@@ -279,7 +282,12 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     await seq.clearHistory();
     if (p.prefix.length) {
       meter.tokens_evaluated += p.prefix.length;
-      await decode.run(p.prefix.length, () => seq.evaluateWithoutGeneratingNewTokens(p.prefix));
+      // One decode per `batch` tokens, as node-llama-cpp would split it, but each under the lane's mutex on its
+      // own: other sequences of the lane get their turn between chunks, and a cancelled request stops here.
+      for (let i = 0; i < p.prefix.length; i += layout.batch) {
+        const chunk = p.prefix.slice(i, i + layout.batch);
+        await decode.run(chunk.length, () => seq.evaluateWithoutGeneratingNewTokens(chunk));
+      }
     }
     const scores: number[][] = p.questions.map(() => []);
     const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type EngineError, ScoreRequest } from "../../schema/engine-protocol";
 import { SIGNATURE_HEADER, SignatureVerifier, TIMESTAMP_HEADER } from "../../schema/signing";
+import { CancelledError, withCancellation } from "./cancel";
 import { type Engine, TooManyTokensError } from "./engine";
 import { Metrics } from "./metrics";
 import type { PreparedRequest, ScorerLoad } from "./scorer";
@@ -157,8 +158,14 @@ export function createWorkerServer(
     }
     if (inFlight >= slots + opts.queueMax) throw new HttpError("overloaded", "queue full");
     track(1);
+    // The caller going away (the edge's deadline, or its client disconnecting) cancels the request at its next
+    // decode boundary: its sequence and lane are freed for the others.
+    const cancel = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) cancel.abort();
+    });
     try {
-      const out = await engine.score(parsed.data, prepared);
+      const out = await withCancellation(cancel.signal, () => engine.score(parsed.data, prepared));
       metrics.tokensEvaluated += out.meter.tokens_evaluated;
       metrics.tokensReused += out.meter.tokens_reused;
       metrics.request("ok", (performance.now() - started) / 1000);
@@ -183,6 +190,10 @@ export function createWorkerServer(
       throw new HttpError("bad_request", `no route ${route}`, 404);
     };
     handle().catch((err: unknown) => {
+      if (err instanceof CancelledError) {
+        metrics.request("cancelled");
+        return res.destroy();
+      }
       const e = err instanceof HttpError ? err : new HttpError("internal", "internal error");
       if (!(err instanceof HttpError)) console.error("engine: unhandled error", err);
       if (route === "POST /v1/score") metrics.request(e.code);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOAD_HEADER } from "../../../gpu-worker/src/server";
 import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { signRequest } from "../../../schema/signing";
 
 // Issue 30: the real worker on the real model with 2 lanes × 1 thread (the default on 2 cores), svc-1.4.0 only.
 const SECRET = "test-secret-lanes";
@@ -110,4 +111,40 @@ describe("lanes: one long request does not stop the worker (issue 30)", () => {
     for (const t of together) expect(t.status).toBe(200);
     for (const i of [0, 3, 5]) expect(together[i]?.text).toBe(alone.text);
   }, 120_000);
+
+  it("a caller that goes away mid-prefill frees its lane at the next chunk: in-flight drops, queue empties", async () => {
+    const b = long();
+    const headers = await signRequest(SECRET, { method: "POST", path: "/v1/score", body: b });
+    const gone = new AbortController();
+    const call = fetch(`${w.url}/v1/score`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: b,
+      signal: gone.signal,
+    }).catch((e: unknown) => e);
+    const gauge = async () => {
+      const text = await (await fetch(`${w.url}/metrics`)).text();
+      return Number(/^svc_engine_in_flight (\d+)$/m.exec(text)?.[1]);
+    };
+    const t0 = Date.now();
+    while ((await gauge()) === 0 && Date.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 50));
+    expect(await gauge()).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_500));
+    gone.abort();
+    expect(await call).toBeInstanceOf(Error);
+    const t1 = Date.now();
+    while ((await gauge()) > 0 && Date.now() - t1 < 20_000) await new Promise((r) => setTimeout(r, 50));
+    const freedMs = Date.now() - t1;
+    console.log(`lanes: cancelled mid-prefill, in-flight 0 after ${freedMs} ms`);
+    expect(await gauge()).toBe(0);
+    const ready = (await (await fetch(`${w.url}/readyz`)).json()) as {
+      load: Record<string, { queued_tokens: number }>;
+    };
+    expect(ready.load["svc-1.4.0"]?.queued_tokens).toBe(0);
+    expect(await (await fetch(`${w.url}/metrics`)).text()).toMatch(
+      /svc_engine_requests_total\{outcome="cancelled"\} 1/,
+    );
+    // The worker answers normally afterwards.
+    expect((await w.score(short())).status).toBe(200);
+  }, 60_000);
 });
