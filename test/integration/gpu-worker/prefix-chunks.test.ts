@@ -12,9 +12,10 @@ describe("a state prefix in batch-sized evaluations = the whole prefix in one (b
     const llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error });
     const model = await llama.loadModel({ modelPath: defaultModelPath() });
     try {
-      const text = Array.from({ length: 110 }, (_, i) => `Line ${i}: parcel ${1000 + i} left the depot.`).join(
-        "\n",
-      );
+      const text = Array.from(
+        { length: 110 },
+        (_, i) => `Line ${i}: parcel ${1000 + i} left the depot.`,
+      ).join("\n");
       const tokens = model.tokenize(text, false) as Token[];
       expect(tokens.length).toBeGreaterThan(3 * SVC1_LAYOUT.batch);
       const last = tokens.at(-1) as Token;
