@@ -4,7 +4,8 @@
 // (p50/p95 of sequential calls), then one long request with short ones started every SHORT_EVERY_MS while it runs
 // (p50/p95 of those), the long one's time, and whether every short answer was byte-identical to its idle answer.
 // Env: MIXED_VERSIONS (default svc-1.4.0; add svc-1.5.0 for the 1.5B model), MIXED_LONG_ENTRIES (state size),
-// MIXED_CONFIGS (e.g. "1x2,2x2": lanes x sequences), MIXED_WRITE=0 to skip writing the doc.
+// MIXED_CONFIGS (e.g. "1x2,2x2": lanes x sequences), MIXED_SHORT_EVERY_MS (default 1500; keep it above the
+// short request's idle time, or the shorts alone saturate the worker), MIXED_WRITE=0 to skip writing the doc.
 import { execSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -17,7 +18,7 @@ const VERSIONS = (process.env.MIXED_VERSIONS ?? "svc-1.4.0").split(",");
 const CONFIGS = (process.env.MIXED_CONFIGS ?? "1x2,2x2").split(",").map((c) => c.split("x").map(Number));
 const ENTRIES = Number(process.env.MIXED_LONG_ENTRIES ?? 330);
 const IDLE_N = 8;
-const SHORT_EVERY_MS = 1500;
+const SHORT_EVERY_MS = Number(process.env.MIXED_SHORT_EVERY_MS ?? 1500);
 const lines: string[] = [];
 const log = (s: string) => {
   console.log(s);
@@ -125,7 +126,7 @@ async function main() {
   );
   log("");
   log(
-    "Latencies in seconds at the worker (signed HTTP, no edge). Short = 2 questions on a one-line state; during = one started every 1.5 s while the long one ran. Speed = tokens evaluated per second of decode time the worker reported after the long one. Load average (1, 5, 15 min) after the idle calls → after the long one.",
+    `Latencies in seconds at the worker (signed HTTP, no edge). Short = 2 questions on a one-line state; during = one started every ${SHORT_EVERY_MS / 1000} s while the long one ran. Speed = tokens evaluated per second of decode time the worker reported after the long one. Load average (1, 5, 15 min) after the idle calls → after the long one.`,
   );
   log("");
   log(
