@@ -13,7 +13,7 @@ export interface ScorerGroup {
 
 /**
  * Groups exact versions by the weights the catalogue names for them (a version it does not know evaluates the
- * svc-1 file like svc-1.4.0). The svc-1 file honours `SVC_MODEL_PATH` (then checked against SVC_MODEL_SHA256);
+ * svc-1 file like svc-1.4.0). The svc-1 file honours `SVC_MODEL_PATH` and `SVC_MODEL_SHA256` (which wins when set);
  * every other file is read from the model cache under its catalogue name and checked against its sha256.
  */
 export function scorerGroups(versions: string[], env = process.env): ScorerGroup[] {
@@ -34,7 +34,9 @@ export function scorerGroups(versions: string[], env = process.env): ScorerGroup
     else
       groups.set(path, {
         path,
-        sha256: svc1File && env.SVC_MODEL_PATH ? undefined : gpu.weights.sha256,
+        sha256: svc1File
+          ? env.SVC_MODEL_SHA256 || (env.SVC_MODEL_PATH ? undefined : gpu.weights.sha256)
+          : gpu.weights.sha256,
         gpu: { ...gpu, layout: gpu.layout ?? SVC1_LAYOUT },
         versions: [v],
       });

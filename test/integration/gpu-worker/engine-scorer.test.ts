@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCalibration } from "../../../gpu-worker/src/calibration";
+import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
 import { type Framing, getFraming } from "../../../gpu-worker/src/framings";
 import { defaultModelPath } from "../../../gpu-worker/src/model-check";
 import { openScorer, type Scorer } from "../../../gpu-worker/src/scorer";
@@ -7,8 +8,8 @@ import { continuationTokens, tokenizePieces } from "../../../gpu-worker/src/toke
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 
 // Real model on CPU, no mocks. States stay short so the file runs in seconds. The framing is the one the
-// newest calibration artifact names (what the worker serves).
-const framing = getFraming(loadCalibration().framing);
+// svc-1.4.0 calibration names (the newest version that evaluates this model file).
+const framing = getFraming(loadCalibration(catalogCalibrationPath("svc-1.4.0")).framing);
 let scorer: Scorer;
 beforeAll(async () => {
   scorer = await openScorer({ modelPath: defaultModelPath(), threads: 1, sequences: 2, contextSize: 1024 });
