@@ -451,6 +451,8 @@ export async function evaluatePage(main: HTMLElement): Promise<void> {
         }, 1500);
       return;
     }
+    // The list may have been fetched while this run was still running: show it finished (and comparable).
+    void refreshList();
     const data = await allItems(id);
     const download = h("button", { type: "button", id: "download-answers" }, "Download answers (JSONL)");
     download.addEventListener("click", () => {

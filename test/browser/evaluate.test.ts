@@ -115,6 +115,7 @@ describe.skipIf(!CHROMIUM)(
       });
 
       await run("tickets on 1.4", "svc-1.4.0");
+      await expect.poll(() => page.locator('#evaluations tbody tr[data-status="done"]').count()).toBe(2);
       for (const row of await page.locator("#evaluations tbody tr").all())
         await row.locator("input[type=checkbox]").check();
       const compare = page.locator("#compare-table");
