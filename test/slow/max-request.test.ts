@@ -59,7 +59,7 @@ describe("'Every request the spec allows is served' (slow lane, real model)", ()
     expect(res.json).toMatchObject({ served_by: "gpu" });
     expect(Object.keys(res.json.answers as object)).toHaveLength(32);
     const warmCharge = (warm.json.usage as { charge_micro_cents: number }).charge_micro_cents;
-    expect((await balanceOf(edge.url, secret)).balance_micro_cents + warmCharge).toBe(
+    expect(((await balanceOf(edge.url, secret)).balance_micro_cents as number) + warmCharge).toBe(
       1_000_000_000 - usage.charge_micro_cents,
     );
   }, 900_000);
