@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { findModel, type ModelVersion, SMOLLM2_135M, SVC1_LAYOUT } from "../../schema/models";
+import { findModel, type ModelVersion, SMOLLM2_135M } from "../../schema/models";
 import { defaultModelPath, modelCacheDir } from "./model-check";
 
 /** The versions one scorer serves: one weights file, one layout, one read rule. */
@@ -37,7 +37,7 @@ export function scorerGroups(versions: string[], env = process.env): ScorerGroup
         sha256: svc1File
           ? env.SVC_MODEL_SHA256 || (env.SVC_MODEL_PATH ? undefined : gpu.weights.sha256)
           : gpu.weights.sha256,
-        gpu: { ...gpu, layout: gpu.layout ?? SVC1_LAYOUT },
+        gpu,
         versions: [v],
       });
   }
