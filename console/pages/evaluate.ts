@@ -274,8 +274,13 @@ export async function evaluatePage(main: HTMLElement): Promise<void> {
   let timer = 0;
   const selected = new Set<string>();
 
+  // Refreshes overlap (the submit, the detail's timer, a run found finished); only the last one asked for is
+  // drawn, so an answer fetched while a run was still going never replaces a newer one that shows it done.
+  let listAsked = 0;
   async function refreshList(): Promise<Evaluation[]> {
+    const asked = ++listAsked;
     const page = await api<{ data: Evaluation[] }>("GET", `${BASE}?limit=100`);
+    if (asked !== listAsked) return page.data;
     if (page.data.length === 0) {
       list.replaceChildren(h("p", { class: "empty" }, "No runs yet."));
       return page.data;

@@ -9,6 +9,9 @@ import { scorerGroups } from "./model-files";
 import { openScorer, type Scorer } from "./scorer";
 import { createWorkerServer } from "./server";
 
+/** How long a stopping worker waits for the calls in flight before it frees its models (deploy/: grace 90 s). */
+const DRAIN_MS = 80_000;
+
 async function main(): Promise<void> {
   const cfg = configFromEnv();
   if (!cfg.secret)
@@ -23,7 +26,7 @@ async function main(): Promise<void> {
     (v) => [v, loadCalibration(cfg.calibrationOverride ?? catalogCalibrationPath(v))] as const,
   );
   let engines: Map<string, Engine> | null = null;
-  const { server, metrics } = createWorkerServer(cfg, () => engines);
+  const { server, metrics, drain } = createWorkerServer(cfg, () => engines);
   await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve));
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : cfg.port;
@@ -77,10 +80,16 @@ async function main(): Promise<void> {
       `engine: numerics class ${scorer.numerics.id} is not one the catalogue serves ${unlisted.join(", ")} on: this worker's answers differ from the recorded ones (scripts/ggml-cpu-pin.mjs pins CPU workers; docs/decisions.md)`,
     );
 
-  const stop = () => {
+  // A deploy's SIGTERM: refuse new calls, let the ones in flight finish (their contexts are still there), then
+  // free the models. Bounded, so a stuck call cannot hold a rollout.
+  // It keeps listening meanwhile, so a probe or a call on a kept-alive connection hears 503 and goes elsewhere.
+  const stop = async () => {
+    await Promise.all([
+      announcer?.stop(),
+      Promise.race([drain(), new Promise((r) => setTimeout(r, DRAIN_MS).unref())]),
+    ]).catch(() => {});
     server.close();
-    const closing = [...new Set(scorers.values())].map((x) => x.close());
-    Promise.all([announcer?.stop(), ...closing]).finally(() => process.exit(0));
+    await Promise.all([...new Set(scorers.values())].map((x) => x.close())).finally(() => process.exit(0));
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

@@ -96,8 +96,11 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 export function createWorkerServer(
   opts: ServerOptions,
   getEngines: () => ReadonlyMap<string, Engine> | null,
-): { server: Server; metrics: Metrics } {
+): { server: Server; metrics: Metrics; drain(): Promise<void> } {
   const metrics = new Metrics();
+  // Set by drain() on SIGTERM: new calls are refused (the pool fails over), the ones in flight finish.
+  let draining = false;
+  let drained: (() => void) | null = null;
   const verifier = new SignatureVerifier(opts.secret);
   const limit = opts.bodyLimit ?? 1024 * 1024;
   let inFlight = 0;
@@ -106,11 +109,13 @@ export function createWorkerServer(
     inFlight += delta;
     metrics.inFlight = inFlight;
     metrics.queueDepth = Math.max(0, inFlight - slots);
+    if (inFlight === 0) drained?.();
   };
 
   async function score(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     // Refuse early (before the signature is verified and so spent) when the call cannot be served anyway.
+    if (draining) throw new HttpError("overloaded", "shutting down");
     if (!getEngines()) throw new HttpError("overloaded", "model is still loading");
     if (inFlight >= slots + opts.queueMax) throw new HttpError("overloaded", "queue full");
     const body = await readBody(req, limit);
@@ -184,7 +189,7 @@ export function createWorkerServer(
     const route = `${req.method} ${path}`;
     const handle = async () => {
       if (route === "GET /livez") return send(res, 200, '{"ok":true}');
-      if (route === "GET /readyz") return sendReadiness(res, getEngines());
+      if (route === "GET /readyz") return sendReadiness(res, draining ? null : getEngines());
       if (route === "GET /metrics") return send(res, 200, metrics.render(), "text/plain; version=0.0.4");
       if (route === "POST /v1/score") return score(req, res);
       throw new HttpError("bad_request", `no route ${route}`, 404);
@@ -204,5 +209,9 @@ export function createWorkerServer(
       req.resume();
     });
   });
-  return { server, metrics };
+  function drain(): Promise<void> {
+    draining = true;
+    return inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (drained = resolve));
+  }
+  return { server, metrics, drain };
 }

@@ -68,9 +68,13 @@ describe.skipIf(!CHROMIUM)(
       await expect
         .poll(() => page.locator("#evaluate-form [role=status]").textContent())
         .toContain(`on ${model}`);
-      // A progress bar while it runs, then the results.
-      await page.locator("#evaluation-progress").waitFor();
-      await page.locator('#evaluation p.status[data-status="done"]').waitFor({ timeout: 240_000 });
+      // A progress bar while it runs, then the results: of this run (the previous run's stay shown until the
+      // page has opened the new one).
+      const detail = page
+        .locator("#evaluation")
+        .filter({ has: page.getByRole("heading", { name: `${name} · ${model}` }) });
+      await detail.locator("#evaluation-progress").waitFor();
+      await detail.locator('p.status[data-status="done"]').waitFor({ timeout: 240_000 });
     }
 
     it("upload → progress → reliability and risk–coverage charts, thresholds, misses, JSONL download → two versions side by side", async () => {
@@ -115,7 +119,9 @@ describe.skipIf(!CHROMIUM)(
       });
 
       await run("tickets on 1.4", "svc-1.4.0");
-      await expect.poll(() => page.locator('#evaluations tbody tr[data-status="done"]').count()).toBe(2);
+      await expect
+        .poll(() => page.locator('#evaluations tbody tr[data-status="done"]').count(), { timeout: 10_000 })
+        .toBe(2);
       for (const row of await page.locator("#evaluations tbody tr").all())
         await row.locator("input[type=checkbox]").check();
       const compare = page.locator("#compare-table");

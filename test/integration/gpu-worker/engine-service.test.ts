@@ -250,6 +250,47 @@ describe("determinism: the same request on the same version gives byte-identical
   });
 });
 
+describe("stopping (a deploy's SIGTERM)", () => {
+  it("a call in flight when SIGTERM arrives is answered 200; new calls get 503 overloaded, /readyz 503; then the worker exits 0", async () => {
+    const leaving = await startWorker({
+      GPU_SIGNING_SECRET: SECRET,
+      SVC_THREADS: "1",
+      SVC_CONTEXT_SIZE: "1024",
+      SVC_MODEL_VERSION: "svc-1.0.0",
+    });
+    const exited = new Promise<number | null>((r) => leaving.child.once("exit", (code) => r(code)));
+    try {
+      const long = body(`Ticket: ${"the parcel came late and the box was open, ".repeat(40)}`, [
+        check("a", "Is the customer angry?"),
+        check("b", "Was the box open?"),
+        check("c", "Does the customer want a refund?"),
+      ]);
+      const inFlight = leaving.score(long);
+      await waitForInFlight(leaving.url);
+      leaving.child.kill("SIGTERM");
+      await expect.poll(async () => (await fetch(`${leaving.url}/readyz`)).status).toBe(503);
+      const refused = await leaving.score(good());
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ error: "overloaded" });
+      const answered = await inFlight;
+      expect(answered.status).toBe(200);
+      expect(ScoreResponse.safeParse(await answered.json()).success).toBe(true);
+      expect(await exited).toBe(0);
+    } finally {
+      await leaving.stop();
+    }
+  });
+});
+
+async function waitForInFlight(url: string): Promise<void> {
+  await expect
+    .poll(async () => /svc_engine_in_flight [1-9]/.test(await (await fetch(`${url}/metrics`)).text()), {
+      timeout: 10_000,
+      interval: 5,
+    })
+    .toBe(true);
+}
+
 describe("overload and refusal to start", () => {
   it("a full queue answers 503 overloaded; the worker then answers normally", async () => {
     const small = await startWorker({
