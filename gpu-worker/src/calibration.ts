@@ -3,7 +3,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
-const TypeCalibration = z.object({
+/** Strict: a field this engine does not apply is refused at load, never ignored (the answers would differ). */
+const TypeCalibration = z.strictObject({
   temperature: z.number().positive(),
   bias: z.array(z.number()),
   length_normalize: z.boolean().optional(),
@@ -22,25 +23,6 @@ const TypeCalibration = z.object({
   content_free_weight: z.number().optional(),
   /** Phrasings only: extra scale of the contextual mean per unit of phrasing agreement. */
   agreement_slope: z.number().optional(),
-  /**
-   * Phrasings, contextual check only: weight on the yes logit of the relevance R̄, the phrasings' mean of
-   * log P(question prompt | state) − log P(question prompt | content-free state) (per prompt token when
-   * `relevance_per_token`): how much the state made the question itself more likely.
-   */
-  relevance_weight: z.number().optional(),
-  relevance_per_token: z.boolean().optional(),
-  /** Phrasings only: how far the answer moves from uniform, by what the scores say the model knows (`Gate`). */
-  gate: z
-    .object({
-      mode: z.enum(["mix", "scale"]),
-      intercept: z.number(),
-      state_spread: z.number(),
-      free_spread: z.number(),
-      margin: z.number(),
-      state_mean: z.number().optional(),
-      free_mean: z.number().optional(),
-    })
-    .optional(),
 });
 
 /** A calibration artifact `gpu-worker/calibration/cal-YYYYMMDD-N.json`: framing + per-type affine map. */
@@ -179,74 +161,12 @@ export function phraseLogits(f: PhraseFeatures, m: PhraseMethod, contextual: boo
   );
 }
 
-export type Gate = NonNullable<Calibration["types"]["pick"]["gate"]>;
-
-const stdOf = (v: number[]) => {
-  const m = v.reduce((a, b) => a + b, 0) / v.length;
-  return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / v.length);
-};
-
-const meanOf1 = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-
-/**
- * What a gate reads: the spread (std over outcomes) and the mean of S̄ and of C̄ (how likely the labels are at
- * all, with and without the state), and the logits' top-two margin.
- */
-export function gateFeatures(f: PhraseFeatures, z: number[]) {
-  const [a = 0, b = a] = [...z].sort((x, y) => y - x);
-  return {
-    state_spread: stdOf(f.state),
-    free_spread: stdOf(f.free),
-    margin: a - b,
-    state_mean: meanOf1(f.state),
-    free_mean: meanOf1(f.free),
-  };
-}
-
-/**
- * A gate g = σ(u), u = intercept + Σ coef · feature (`gateFeatures`), moves the answer toward uniform where the
- * features say the model does not know: `mix` p = g · softmax(z) + (1 − g) / K; `scale` p = softmax(2g · z).
- */
-export function gated(f: PhraseFeatures, z: number[], gate: Gate): number[] {
-  const x = gateFeatures(f, z);
-  const u =
-    gate.intercept +
-    gate.state_spread * x.state_spread +
-    gate.free_spread * x.free_spread +
-    gate.margin * x.margin +
-    (gate.state_mean ?? 0) * x.state_mean +
-    (gate.free_mean ?? 0) * x.free_mean;
-  const g = 1 / (1 + Math.exp(-u));
-  if (gate.mode === "scale") return softmax(z.map((v) => 2 * g * v));
-  return softmax(z).map((p) => g * p + (1 - g) / z.length);
-}
-
-/** A prompt's log-probability and its token count (`RawScores.promptLogProbs`). */
-export interface PromptLogProb {
-  lp: number;
-  tokens: number;
-}
-
-/** R̄ (see `relevance_weight`): mean over phrasings of the state's and the content-free state's difference. */
-export function relevanceOf(state: PromptLogProb[], free: PromptLogProb[], perToken: boolean): number {
-  const d = state.map((s, k) => {
-    const c = free[k] as PromptLogProb;
-    const v = floor(s.lp) - floor(c.lp);
-    return perToken ? v / Math.max(1, s.tokens) : v;
-  });
-  return d.reduce((a, b) => a + b, 0) / Math.max(1, d.length);
-}
-
-/**
- * Calibrated distribution of a type that has `phrasings` (see the schema above); `relevance` is R̄, required
- * when the type has a `relevance_weight`.
- */
+/** Calibrated distribution of a type that has `phrasings` (see the schema above). */
 export function applyPhrased(
   type: QuestionType,
   scores: number[][],
   free: number[][] | undefined,
   cal: Calibration,
-  relevance?: number,
 ): number[] {
   const t = cal.types[type];
   const f = phraseFeatures(scores, t.contextual ? free : undefined);
@@ -256,10 +176,5 @@ export function applyPhrased(
     agreement_slope: t.agreement_slope ?? 0,
     bias: t.bias,
   };
-  const z = phraseLogits(f, m, t.contextual === true);
-  if (t.relevance_weight !== undefined) {
-    if (relevance === undefined) throw new Error(`calibration ${cal.version}: ${type} needs the relevance`);
-    z[0] = (z[0] as number) + t.relevance_weight * relevance;
-  }
-  return t.gate ? gated(f, z, t.gate) : softmax(z);
+  return softmax(phraseLogits(f, m, t.contextual === true));
 }

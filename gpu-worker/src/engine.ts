@@ -5,13 +5,11 @@ import {
   applyPhrased,
   type Calibration,
   contentFreeState,
-  type PromptLogProb,
-  relevanceOf,
   subtractContentFree,
 } from "./calibration";
 import { type Framing, getFraming } from "./framings";
 import { getPhrasing, multiplex, phrased } from "./phrasings";
-import type { PreparedRequest, Scorer } from "./scorer";
+import type { Meter, PreparedRequest, Scorer } from "./scorer";
 
 /** The questions one request evaluates: each question once, or once per phrasing of its type. */
 interface Expanded {
@@ -40,11 +38,6 @@ export class Engine {
     readonly modelVersion: string,
   ) {
     this.framing = getFraming(calibration.framing);
-    for (const [type, t] of Object.entries(calibration.types))
-      if (t.relevance_weight !== undefined && !(t.contextual && t.phrasings))
-        throw new Error(
-          `calibration ${calibration.version}: ${type}'s relevance needs phrasings and contextual`,
-        );
     const ids = [...new Set(Object.values(calibration.types).flatMap((t) => t.phrasings ?? []))];
     if (ids.length) {
       const fs = ids.map(getPhrasing);
@@ -81,19 +74,10 @@ export class Engine {
     return { framing: ph.framing, questions: out, of };
   }
 
-  /** Per expanded question: is its prompt log-probability read (its type has a `relevance_weight`)? */
-  private relevance(questions: ScoreQuestion[]): boolean[] | undefined {
-    const flags = questions.map((q) => this.calibration.types[q.type].relevance_weight !== undefined);
-    return flags.some(Boolean) ? flags : undefined;
-  }
-
   /** Tokenizes and plans `req` as this version evaluates it (phrasings expanded), without the size check. */
   plan(req: Pick<ScoreRequest, "state" | "questions">): PreparedRequest {
     const x = this.expand(req.questions);
-    const rel = this.relevance(x.questions);
-    return rel
-      ? this.scorer.prepare(req.state, x.questions, x.framing, rel)
-      : this.scorer.prepare(req.state, x.questions, x.framing);
+    return this.scorer.prepare(req.state, x.questions, x.framing);
   }
 
   /** Tokenizes and plans `req` once; throws TooManyTokensError when it cannot fit one sequence. */
@@ -106,59 +90,61 @@ export class Engine {
     return prepared;
   }
 
-  /** Scores `req` (with its plan from `prepare`, or planned here) and shapes the calibrated answers. */
-  async score(req: ScoreRequest, prepared = this.prepare(req)): Promise<ScoreResponse> {
+  /**
+   * Scores `req` (with its plan from `prepare`, or planned here): the calibrated distribution over each
+   * question's outcomes, in question order, before rounding (`score` shapes them; the evaluation reads them).
+   */
+  async distributions(
+    req: ScoreRequest,
+    prepared = this.prepare(req),
+  ): Promise<{ probabilities: number[][]; meter: Meter }> {
     const raw = await this.scorer.score(prepared);
     const types = this.calibration.types;
     const x = this.expand(req.questions);
     // Content-free scores of the contextual types' (expanded) questions.
     const ctx = x.questions.flatMap((q, j) => (types[q.type].contextual ? [j] : []));
-    const ctxQuestions = ctx.map((j) => x.questions[j] as ScoreQuestion);
-    const ctxRel = this.relevance(ctxQuestions);
-    const free = !ctx.length
-      ? undefined
-      : ctxRel
-        ? await this.scorer.score(
-            this.scorer.prepare(contentFreeState(this.calibration), ctxQuestions, x.framing, ctxRel),
-          )
-        : await this.scorer.rawScores(contentFreeState(this.calibration), ctxQuestions, x.framing);
+    const free = ctx.length
+      ? await this.scorer.rawScores(
+          contentFreeState(this.calibration),
+          ctx.map((j) => x.questions[j] as ScoreQuestion),
+          x.framing,
+        )
+      : undefined;
     if (free) {
       raw.meter.tokens_evaluated += free.meter.tokens_evaluated;
       raw.meter.tokens_reused += free.meter.tokens_reused;
     }
     const freeOf = new Map(ctx.map((j, k) => [j, free?.scores[k] as number[]]));
-    const freeLpOf = new Map(ctx.map((j, k) => [j, free?.promptLogProbs?.[k]]));
-    const rel = (js: number[], perToken: boolean) =>
-      relevanceOf(
-        js.map((j) => raw.promptLogProbs?.[j] as PromptLogProb),
-        js.map((j) => freeLpOf.get(j) as PromptLogProb),
-        perToken,
-      );
-    const answers = req.questions.map((q, i) => {
+    const probabilities = req.questions.map((q, i) => {
       const js = x.of[i] as number[];
       const t = types[q.type];
-      let p: number[];
       if (t.phrasings)
-        p = applyPhrased(
+        return applyPhrased(
           q.type,
           js.map((j) => raw.scores[j] as number[]),
           t.contextual ? js.map((j) => freeOf.get(j) as number[]) : undefined,
           this.calibration,
-          t.relevance_weight !== undefined ? rel(js, t.relevance_per_token === true) : undefined,
         );
-      else {
-        const j = js[0] as number;
-        const c = freeOf.get(j);
-        const s = raw.scores[j] as number[];
-        p = applyCalibration(
-          q.type,
-          c ? subtractContentFree(s, c) : s,
-          raw.tokensPerOutcome[j] as number[],
-          this.calibration,
-        );
-      }
-      return { id: q.id, answer: shapeAnswer(q, p) };
+      const j = js[0] as number;
+      const c = freeOf.get(j);
+      const s = raw.scores[j] as number[];
+      return applyCalibration(
+        q.type,
+        c ? subtractContentFree(s, c) : s,
+        raw.tokensPerOutcome[j] as number[],
+        this.calibration,
+      );
     });
-    return { model: this.modelVersion, calibration: this.calibration.version, answers, meter: raw.meter };
+    return { probabilities, meter: raw.meter };
+  }
+
+  /** Scores `req` (with its plan from `prepare`, or planned here) and shapes the calibrated answers. */
+  async score(req: ScoreRequest, prepared = this.prepare(req)): Promise<ScoreResponse> {
+    const { probabilities, meter } = await this.distributions(req, prepared);
+    const answers = req.questions.map((q, i) => ({
+      id: q.id,
+      answer: shapeAnswer(q, probabilities[i] as number[]),
+    }));
+    return { model: this.modelVersion, calibration: this.calibration.version, answers, meter };
   }
 }

@@ -71,11 +71,6 @@ export interface RawScores {
   scores: number[][];
   /** Per question, the number of tokens scored per outcome (for length normalisation). */
   tokensPerOutcome: number[][];
-  /**
-   * Per question asked for it (`prepare`'s `relevance`), log P(question prompt | state prefix): the sum of its
-   * prompt tokens' log-probabilities, and how many tokens that is; undefined for the others.
-   */
-  promptLogProbs?: ({ lp: number; tokens: number } | undefined)[];
   meter: Meter;
 }
 
@@ -88,8 +83,6 @@ interface Plan {
   /** Longest stretch the sequence must hold at once. */
   peakTokens: number;
   costTokens: number;
-  /** Questions whose prompt log-probability is read too (after all answers; see `score`). */
-  relevance?: boolean[];
 }
 
 /** A tokenized, planned request (`Scorer.prepare`): check its size before queueing, then score it as is. */
@@ -116,16 +109,8 @@ export interface Scorer {
   readonly contextSize: number;
   /** What this process contributes to the numbers (backend, kernels, threads, build). */
   readonly numerics: NumericsClass;
-  /**
-   * Tokenizes and plans a request once; `score` then runs that plan. `relevance[i]`: also read question i's
-   * prompt log-probability (`RawScores.promptLogProbs`).
-   */
-  prepare(
-    state: string,
-    questions: ScoreQuestion[],
-    framing: Framing,
-    relevance?: boolean[],
-  ): PreparedRequest;
+  /** Tokenizes and plans a request once; `score` then runs that plan. */
+  prepare(state: string, questions: ScoreQuestion[], framing: Framing): PreparedRequest;
   /** Scores every question of a prepared request on one sequence; see `openScorer` for the evaluation order. */
   score(prepared: PreparedRequest): Promise<RawScores>;
   /** `prepare` + `score`. */
@@ -153,7 +138,6 @@ function plan(
   state: string,
   questions: ScoreQuestion[],
   framing: Framing,
-  relevance?: boolean[],
 ): Plan {
   const prefix = tokenizePieces(model, framing.statePrefix(state), read);
   let peak = prefix.length;
@@ -174,18 +158,8 @@ function plan(
     { maxSplitTokens: FA_TILE_ROWS, minSaved: minSharedTokens(prefix.length) },
   );
   let cost = prefix.length;
-  for (const [i, q] of qs.entries()) {
-    cost += q.prompt.length + q.outcomes.reduce((n, t) => n + t.length, 0);
-    if (relevance?.[i]) cost += q.prompt.length + 1;
-  }
-  return {
-    prefix,
-    questions: qs,
-    tree,
-    peakTokens: peak,
-    costTokens: cost,
-    ...(relevance?.some(Boolean) && { relevance }),
-  };
+  for (const q of qs) cost += q.prompt.length + q.outcomes.reduce((n, t) => n + t.length, 0);
+  return { prefix, questions: qs, tree, peakTokens: peak, costTokens: cost };
 }
 
 /**
@@ -321,30 +295,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
       }
     };
     await walk(p.tree);
-    if (!p.relevance) return { scores, tokensPerOutcome, meter };
-    // After every answer (which stay as they were): each asked prompt again, read token by token on top of the
-    // state prefix but its last token, whose read gives the prompt's first token.
-    const promptLogProbs: RawScores["promptLogProbs"] = p.questions.map(() => undefined);
-    const start = Math.max(0, p.prefix.length - 1);
-    for (const [qi, q] of p.questions.entries()) {
-      if (!p.relevance[qi]) continue;
-      const tokens = [...p.prefix.slice(start), ...q.prompt];
-      let lp = 0;
-      for (let i = 0; i < tokens.length - 1; i += FA_TILE_ROWS - 1) {
-        await rewind(start + i);
-        const chunk = tokens.slice(i, Math.min(tokens.length - 1, i + FA_TILE_ROWS - 1));
-        const out = await run(
-          chunk.map((t, j) =>
-            nextItem(t as Token, [{ token: tokens[i + j + 1] as Token, children: [], ends: [] }]),
-          ),
-        );
-        chunk.forEach((_, j) => {
-          lp += logProbs(out[j]).get(tokens[i + j + 1] as Token) ?? Number.NEGATIVE_INFINITY;
-        });
-      }
-      promptLogProbs[qi] = { lp, tokens: tokens.length - 1 };
-    }
-    return { scores, tokensPerOutcome, promptLogProbs, meter };
+    return { scores, tokensPerOutcome, meter };
   }
 
   const scorePlan = async (prepared: PreparedRequest) => {
@@ -357,8 +308,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     model,
     contextSize,
     numerics,
-    prepare: (state, questions, framing, relevance) =>
-      plan(model, read, state, questions, framing, relevance),
+    prepare: (state, questions, framing) => plan(model, read, state, questions, framing),
     score: scorePlan,
     load() {
       const q = scheduler.queued();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   applyCalibration,
-  type Calibration,
+  Calibration,
   loadCalibration,
   newestCalibrationPath,
 } from "../../../gpu-worker/src/calibration";
@@ -42,5 +42,12 @@ describe("calibration: z_i = s_i'/temperature + bias[i], then softmax", () => {
   it("loads the newest committed artifact and names its version", () => {
     expect(newestCalibrationPath()).toMatch(/cal-\d{8}-\d+\.json$/);
     expect(loadCalibration().version).toMatch(/^cal-\d{8}-\d+$/);
+  });
+  it("a type field the engine does not apply (the removed `gate`, `relevance_weight`) is refused, not ignored", () => {
+    for (const extra of [{ gate: { mode: "mix" } }, { relevance_weight: 0.4 }]) {
+      const bad = { ...cal({}), types: { ...cal({}).types, check: { temperature: 1, bias: [], ...extra } } };
+      expect(Calibration.safeParse(bad).success).toBe(false);
+    }
+    expect(Calibration.safeParse({ ...cal({}), note: "top-level notes are allowed" }).success).toBe(true);
   });
 });
