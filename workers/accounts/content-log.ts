@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { canonicalJson } from "../../schema/canonical-json";
 import type { JsonValue } from "../../schema/json";
+import { inBackground } from "../middleware/background";
 import type { AppEnv } from "../middleware/context";
 import { insertContentLog } from "../stores/content-logs";
 import type { KeyRecord } from "../stores/keys";
@@ -25,9 +26,5 @@ export function logContentInBackground(
     decision: decisionJson,
     retentionDays: days,
   }).catch((err) => console.error(`content log not written: ${err instanceof Error ? err.name : "error"}`));
-  try {
-    c.executionCtx.waitUntil(write);
-  } catch {
-    void write;
-  }
+  inBackground(c, write);
 }

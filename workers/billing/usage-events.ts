@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { ApiError } from "../errors";
+import { inBackground } from "../middleware/background";
 import type { AppEnv } from "../middleware/context";
 import type { KeyRecord } from "../stores/keys";
 import type { UsageEvent } from "../stores/usage";
@@ -60,10 +61,5 @@ export function endUsageEvent(event: UsageEvent, err: unknown | null): void {
 /** Writes the event after the response (Workers `waitUntil`; detached where there is no execution context). */
 export function recordUsageInBackground(c: Context<AppEnv>, event: UsageEvent): void {
   // The usage log reports events it could not write (workers/stores/usage.ts); nothing to add here.
-  const write = c.var.usage.record(event).catch(() => {});
-  try {
-    c.executionCtx.waitUntil(write);
-  } catch {
-    void write;
-  }
+  inBackground(c, c.var.usage.record(event));
 }

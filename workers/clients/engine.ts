@@ -2,7 +2,6 @@ import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
 import type { ModelVersion } from "../../schema/models";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
-import { RUNNING_LEASE_MS } from "../stores/idempotency";
 import { type FallbackConfig, FallbackError, fallbackScore } from "./fallback";
 import { GpuPool, GpuPoolError, poolUrls } from "./gpu-pool";
 import { poolSource } from "./gpu-registry";
@@ -21,6 +20,8 @@ export interface DispatchOptions {
   tokens: number;
   /** A replay of a GPU original: only a worker of the original's numerics class may compute it. */
   numericsClass?: string;
+  /** Ends the call early (the client went away, or its leases could not be renewed): 503, nothing tried after. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -33,11 +34,27 @@ export function gpuTimeoutMs(tokens: number): number {
 }
 
 /**
- * All of dispatch — every GPU attempt and the fallback — ends within this budget, a minute inside the
- * idempotency record's running lease, so an original can never outlive its lease and run beside a retry.
+ * The ceiling of one call: all of dispatch — every GPU attempt and the fallback — ends within it. Within it a
+ * GPU attempt's deadline comes from the worker's measured speed; a decide keeps its concurrency slot and its
+ * idempotency lease renewed meanwhile (`decide/call-hold.ts`), and is abandoned before its lease could lapse if
+ * renewing fails, so an original never runs beside a retry. 15 minutes: the largest request the catalogue admits
+ * on the default alias, on a 2-core CPU, fits (docs/benchmarks.md).
  */
-export const DISPATCH_BUDGET_MS = RUNNING_LEASE_MS - 60_000;
+export const DISPATCH_CEILING_MS = 15 * 60 * 1000;
 const FALLBACK_TIMEOUT_MS = 30_000;
+
+/**
+ * A call its signal ended: a 5xx like any failed dispatch (refunded, record released). Nobody reads it when the
+ * client has gone; the usage event keeps why.
+ */
+function cancelledCall(signal: AbortSignal | undefined): ApiError {
+  return new ApiError("no_capacity", {
+    message:
+      signal?.reason === "client_gone"
+        ? "The call was cancelled: the client closed the connection."
+        : "The call was abandoned: its leases could not be renewed.",
+  });
+}
 
 /** The hosted fallback's settings when all three variables are set, else null. */
 export function fallbackConfig(env: Env): FallbackConfig | null {
@@ -66,7 +83,7 @@ export class Engine {
    * `internal_error` (a worker answered wrongly).
    */
   async dispatch(req: ScoreRequest, opts: DispatchOptions): Promise<Dispatched> {
-    const deadlineAt = Date.now() + DISPATCH_BUDGET_MS;
+    const deadlineAt = Date.now() + DISPATCH_CEILING_MS;
     let retryAfter: number | undefined;
     try {
       const placed = opts.numericsClass ? { ...req, numerics_class: opts.numericsClass } : req;
@@ -78,6 +95,7 @@ export class Engine {
         timeoutMs: gpuTimeoutMs(opts.tokens),
         deadlineAt,
         tokens: opts.tokens,
+        ...(opts.signal && { signal: opts.signal }),
       });
       return { served_by: "gpu", result, numerics_class: numerics_class ?? null };
     } catch (err) {
@@ -86,6 +104,7 @@ export class Engine {
         console.error(`gpu fault request_id=${req.request_id}: ${err.message}`);
         throw new ApiError("internal_error", { message: "Internal server error." });
       }
+      if (err.reason === "cancelled") throw cancelledCall(opts.signal);
       retryAfter = err.retryAfter;
     }
     const fb = opts.fallback;
@@ -96,6 +115,7 @@ export class Engine {
         ...(retryAfter !== undefined && { retryAfter }),
       });
     }
+    if (opts.signal?.aborted) throw cancelledCall(opts.signal);
     try {
       const timeoutMs = Math.max(1, Math.min(FALLBACK_TIMEOUT_MS, deadlineAt - Date.now()));
       const result = await fallbackScore({ ...this.fallback, timeoutMs }, { ...req, model: fb.id }, fb);

@@ -4,7 +4,8 @@ import { signRequest } from "../../schema/signing";
 import { type PoolMember, type PoolSource, staticSource } from "./gpu-registry";
 
 /** Why the pool could not answer: nobody could take it (capacity) or a worker answered wrongly (fault). */
-export type PoolFailure = "no_capacity" | "fault";
+/** `cancelled`: the caller's signal ended the call (client gone, leases lost); no other worker is tried. */
+export type PoolFailure = "no_capacity" | "fault" | "cancelled";
 
 export class GpuPoolError extends Error {
   constructor(
@@ -212,7 +213,7 @@ export class GpuPool {
    */
   async score(
     req: ScoreRequest,
-    budget: { timeoutMs?: number; deadlineAt?: number; tokens?: number } = {},
+    budget: { timeoutMs?: number; deadlineAt?: number; tokens?: number; signal?: AbortSignal } = {},
   ): Promise<ScoreResponse> {
     const workers = await this.workers();
     if (workers.length === 0) throw new GpuPoolError("no_capacity", "no GPU workers configured");
@@ -227,7 +228,9 @@ export class GpuPool {
     let lastReason = "no worker ready";
     // The shortest wait a busy worker reported (seconds), for an honest retry-after.
     let soonest = Infinity;
+    const cancelled = () => new GpuPoolError("cancelled", `call ended: ${String(budget.signal?.reason)}`);
     for (const w of order) {
+      if (budget.signal?.aborted) throw cancelled();
       if ((budget.deadlineAt ?? Infinity) - Date.now() <= 0) {
         lastReason = "dispatch deadline passed";
         break;
@@ -260,7 +263,9 @@ export class GpuPool {
           method: "POST",
           headers: { ...headers, "content-type": "application/json" },
           body,
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: budget.signal
+            ? AbortSignal.any([AbortSignal.timeout(timeoutMs), budget.signal])
+            : AbortSignal.timeout(timeoutMs),
         });
         const text = await res.text();
         const reported = WorkerLoad.safeParse(safeJson(res.headers.get(LOAD_HEADER) ?? ""));
@@ -292,6 +297,8 @@ export class GpuPool {
         throw new GpuPoolError("fault", `GPU worker answered ${res.status} ${code}`);
       } catch (err) {
         if (err instanceof GpuPoolError) throw err;
+        // Aborting the fetch closes the worker's connection: it stops at its next decode and frees the sequence.
+        if (budget.signal?.aborted) throw cancelled();
         // Network failure, reset mid-request or timeout: the worker is suspect; try the next one.
         lastReason = err instanceof Error ? err.name : "network";
         w.downUntil = Date.now() + this.backoffMs;

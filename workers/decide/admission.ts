@@ -37,6 +37,8 @@ export interface Ticket {
   lapsedOwners: string[];
   /** Writes the record and gives back what the exit returns, in one round trip; throws when Redis is down. */
   leave(exit: Exit): Promise<void>;
+  /** While dispatch runs: the slot's and the record's leases start again (at `now`); throws when Redis is down. */
+  renew(now?: number): Promise<void>;
 }
 
 export type Entry = { kind: "replay"; original: OriginalResult } | { kind: "admitted"; ticket: Ticket };
@@ -90,7 +92,11 @@ export async function enterCall(
     if (!(err instanceof StoreUnavailableError)) throw err;
     console.error(`rate limiter unreachable request_id=${requestId}`);
     if (record || subject.mode === "test") throw new ApiError("billing_unavailable");
-    return { kind: "admitted", ticket: { state: null, lapsedOwners: [], leave: async () => {} } };
+    const unlimited = async () => {};
+    return {
+      kind: "admitted",
+      ticket: { state: null, lapsedOwners: [], leave: unlimited, renew: unlimited },
+    };
   }
   if (out.kind === "running") throw new ApiError("idempotency_in_progress", { param: "idempotency-key" });
   if (out.kind === "reused") throw new ApiError("idempotency_key_reused", { param: "idempotency-key" });
@@ -121,6 +127,7 @@ export async function enterCall(
     ticket: {
       state,
       lapsedOwners: out.lapsedOwners,
+      renew: (at) => store.renew(admit, record, at),
       async leave(exit) {
         if (left) return;
         left = true;

@@ -10,6 +10,7 @@ import type { OriginalResult } from "../stores/idempotency";
 import type { KeyRecord } from "../stores/keys";
 import type { UsageEvent } from "../stores/usage";
 import { enterCall, type Ticket } from "./admission";
+import { holdCall } from "./call-hold";
 import type { DecisionParts } from "./decision";
 import { replayDecision } from "./replay";
 import type { ResolvedModel } from "./resolve-model";
@@ -30,6 +31,8 @@ export interface MoneyPathDeps extends Pick<Services, "admission" | "ledger" | "
   key: KeyRecord;
   requestId: string;
   onRateLimit(state: RateLimitState): void;
+  /** The client's connection (workerd's request.signal): aborted when it goes away, which cancels dispatch. */
+  clientSignal?: AbortSignal;
 }
 
 /** A served call: the Decision's parts, and whether it replays a completed original. */
@@ -88,11 +91,15 @@ export async function runMoneyPath(
   try {
     // 9. balance
     charge = await takeCharge(deps, subject.accountId, subject.mode, deps.requestId, input.tokens);
-    // 10. dispatch
-    const out = await deps.engine.dispatch(input.engineRequest, {
-      fallback: subject.mode === "live" ? input.resolved.fallback : null,
-      tokens: input.tokens.input_tokens,
-    });
+    // 10. dispatch, holding the slot and the record while it runs
+    const hold = holdCall(ticket, deps.clientSignal ? { client: deps.clientSignal } : {});
+    const out = await deps.engine
+      .dispatch(input.engineRequest, {
+        fallback: subject.mode === "live" ? input.resolved.fallback : null,
+        tokens: input.tokens.input_tokens,
+        signal: hold.signal,
+      })
+      .finally(hold.release);
     const original: OriginalResult = {
       id: deps.requestId,
       created: Math.floor(decodeTime(deps.requestId.slice("req_".length)) / 1000),

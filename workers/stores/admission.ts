@@ -57,6 +57,30 @@ give_back({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], day, KEYS[7], KEYS[8] }
 return 1
 `;
 
+/**
+ * A call still at work keeps what it holds, in ONE round trip: its concurrency slot's lease (only if the slot
+ * is still there) and its `running` idempotency record's `updated_at` (only if it still owns it), so neither
+ * lapses under a long call. KEYS: the concurrency set, the record key or ''. ARGV: request id, now, slot lease.
+ */
+const RENEW = `
+local id, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+if redis.call('ZSCORE', KEYS[1], id) then
+  redis.call('ZADD', KEYS[1], 'XX', now + lease, id)
+  redis.call('PEXPIRE', KEYS[1], lease + 1000)
+end
+if KEYS[2] ~= '' then
+  local v = redis.call('GET', KEYS[2])
+  if v then
+    local rec = cjson.decode(v)
+    if rec.owner == id and rec.status == 'running' then
+      rec.updated_at = now
+      redis.call('SET', KEYS[2], cjson.encode(rec), 'KEEPTTL')
+    end
+  end
+end
+return 1
+`;
+
 export type EnterOutcome =
   | { kind: "running" }
   | { kind: "reused" }
@@ -82,6 +106,18 @@ export class AdmissionStore {
   /** One round trip: record check, then limits; the record is written only when the call is admitted. */
   enter(input: AdmitInput, record: IdempotencyRecord | null): Promise<EnterOutcome> {
     return this.redis.run((r) => enter(r, input, record));
+  }
+
+  /** One round trip while dispatch runs: the slot's lease and the record's `running` lease start again at `now`. */
+  renew(subject: AdmitInput, record: IdempotencyRecord | null, now = Date.now()): Promise<void> {
+    const concurrency = limitKeys(subject)[4] as string; // the account's in-flight set
+    return this.redis.run(async (r) => {
+      await r.eval(
+        RENEW,
+        [concurrency, record ? recordKey(record.key_id, record.key_hash) : ""],
+        [subject.requestId, now, subject.leaseMs],
+      );
+    });
   }
 
   /** One round trip after dispatch. */

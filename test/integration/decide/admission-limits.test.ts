@@ -136,3 +136,33 @@ describe("'retry-after is the real wait' (exact sliding log, in the same atomic 
     );
   });
 });
+
+describe("a long call keeps what it holds: renewing restarts its slot's and its record's leases (issue 30)", () => {
+  const keyed = (l: AdmissionStore, s: MoneySubject, requestId: string, now: number) =>
+    enterCall(l, { subject: s, requestId, tokens: 10, idempotencyKey: "long", body: "long", now }, () => {});
+
+  it("renewed at 4 min: a retry at 5 min 1 s is still 409 idempotency_in_progress (not a takeover); the slot's expiry moved on", async () => {
+    const l = limiter();
+    const s = subject({ rpm: 1_000, tpm: 1_000_000 });
+    const first = await keyed(l, s, "req_long_1", T0);
+    if (first.kind !== "admitted") throw new Error("not admitted");
+    await first.ticket.renew(T0 + 4 * 60_000);
+    const retry = await keyed(l, s, "req_long_1b", T0 + 5 * 60_000 + 1_000).catch((e) => e);
+    expect((retry as ApiError).code).toBe("idempotency_in_progress");
+    const slot = await redisAccess(stack()).run((r) =>
+      r.zscore(`rl:a:${s.accountId}:inflight`, "req_long_1"),
+    );
+    expect(Number(slot)).toBe(T0 + 4 * 60_000 + 120_000);
+    await first.ticket.leave(done);
+  });
+
+  it("not renewed: the same retry takes the lapsed record over (the earlier owner is settled with the ledger)", async () => {
+    const l = limiter();
+    const s = subject({ rpm: 1_000, tpm: 1_000_000 });
+    const first = await keyed(l, s, "req_long_2", T0);
+    if (first.kind !== "admitted") throw new Error("not admitted");
+    const retry = await keyed(l, s, "req_long_2b", T0 + 5 * 60_000 + 1_000);
+    expect(retry.kind).toBe("admitted");
+    if (retry.kind === "admitted") expect(retry.ticket.lapsedOwners).toEqual(["req_long_2"]);
+  });
+});

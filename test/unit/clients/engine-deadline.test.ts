@@ -1,9 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DISPATCH_BUDGET_MS, gpuTimeoutMs } from "../../../workers/clients/engine";
+import { DISPATCH_CEILING_MS, gpuTimeoutMs } from "../../../workers/clients/engine";
 import { GpuPool, GpuPoolError } from "../../../workers/clients/gpu-pool";
-import { RUNNING_LEASE_MS } from "../../../workers/stores/idempotency";
 
 const hanging = createServer(() => {}); // accepts, never answers
 const tooSmall = createServer((_req, res) => {
@@ -29,9 +28,9 @@ afterAll(() => {
 
 const req = { request_id: "req_x", model: "svc-1.0.0", state: "s", questions: [] } as never;
 
-describe("an original can never outlive its idempotency lease: dispatch has a budget inside it", () => {
-  it("the whole dispatch budget ends a minute inside the running lease", () => {
-    expect(DISPATCH_BUDGET_MS).toBe(RUNNING_LEASE_MS - 60_000);
+describe("dispatch has one ceiling; within it the deadline comes from the worker's speed", () => {
+  it("the ceiling of one call is 15 minutes", () => {
+    expect(DISPATCH_CEILING_MS).toBe(15 * 60 * 1000);
   });
 
   it("a GPU call's deadline grows with the request's tokens (16,384 tokens → 207 s)", () => {
@@ -44,6 +43,24 @@ describe("an original can never outlive its idempotency lease: dispatch has a bu
     const err = await pool.score(req, { timeoutMs: 60_000, deadlineAt: Date.now() + 300 }).catch((e) => e);
     expect(err).toBeInstanceOf(GpuPoolError);
     expect((err as GpuPoolError).reason).toBe("no_capacity");
+  });
+});
+
+describe("a call whose signal ends (client gone, leases lost) stops at once and tries nothing else", () => {
+  it("aborted mid-call → GpuPoolError cancelled, the worker's connection closed", async () => {
+    const pool = new GpuPool([url, url], "secret-secret-secret");
+    const ends = new AbortController();
+    setTimeout(() => ends.abort("client_gone"), 100);
+    const started = Date.now();
+    const err = await pool.score(req, { timeoutMs: 60_000, signal: ends.signal }).catch((e) => e);
+    expect((err as GpuPoolError).reason).toBe("cancelled");
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("already aborted → no worker is called", async () => {
+    const pool = new GpuPool([url], "secret-secret-secret");
+    const err = await pool.score(req, { signal: AbortSignal.abort("lease_lost") }).catch((e) => e);
+    expect((err as GpuPoolError).reason).toBe("cancelled");
   });
 });
 

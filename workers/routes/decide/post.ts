@@ -13,6 +13,7 @@ import { checkTokenLimits } from "../../decide/token-limits";
 import { checkUniqueness } from "../../decide/uniqueness";
 import { validateDecideRequest } from "../../decide/validate";
 import { publishRateLimit } from "../../limits/headers";
+import { inBackground } from "../../middleware/background";
 import type { AppEnv } from "../../middleware/context";
 import type { KeyRecord } from "../../stores/keys";
 import { endpoint } from "../define";
@@ -88,12 +89,15 @@ export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<R
   try {
     const input = await checkRequest(c);
     Object.assign(event, { model: input.resolved.version.id }, input.tokens);
-    // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500)
-    const outcome = await runMoneyPath(
-      { ...c.var, key, onRateLimit: (s) => publishRateLimit(c, s) },
+    // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500). A client that goes away
+    // cancels dispatch; the refund and the record's release still run to the end (waitUntil).
+    const serving = runMoneyPath(
+      { ...c.var, key, onRateLimit: (s) => publishRateLimit(c, s), clientSignal: c.req.raw.signal },
       input,
       event,
     );
+    inBackground(c, serving);
+    const outcome = await serving;
     endUsageEvent(event, null);
     if (outcome.replayed) c.header("idempotent-replayed", "true");
     const json = decisionJson(outcome.decision);
