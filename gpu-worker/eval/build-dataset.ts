@@ -1,8 +1,7 @@
 /**
  * Builds the labelled evaluation set (gpu-worker/eval/data/{pick,rate,check}.jsonl) from computable generators
- * with a fixed seed; `tsx gpu-worker/eval/build-dataset.ts`. Sources are documented in docs/quality.md.
+ * with a fixed seed; `npm run eval -- --set computed --build`. Sources are documented in docs/quality.md.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ScoreQuestion } from "../../schema/engine-protocol";
@@ -84,28 +83,6 @@ function wave2(seed: number): Generators {
   // One stream per generator, so resizing one generator leaves every other generator's items as they are.
   return generators.map(([name, gen]) => [name, gen(new Rng(stateHash(name, seed)))]);
 }
-
-/**
- * Position of each wave-1 item among its type's wave-1 items as generated (before repeats were dropped): the
- * framing comparison takes every N-th by this position, so its subset (and the cached scores of ten framings on
- * it) does not move when items are added or dropped elsewhere.
- */
-export function wave1Positions(seed = SEED): Map<string, number> {
-  const next = new Map<string, number>();
-  const pos = new Map<string, number>();
-  for (const [name, gs] of wave1(new Rng(seed)))
-    gs.forEach((g, gi) => {
-      g.questions.forEach(({ question }, qi) => {
-        const n = next.get(question.type) ?? 0;
-        pos.set(`${name}-${gi}-${qi}`, n);
-        next.set(question.type, n + 1);
-      });
-    });
-  return pos;
-}
-
-/** Which wave an item belongs to (wave-2 ids read `<generator>-w2-<group>-<question>`). */
-export const waveOf = (it: Pick<EvalItem, "id">): 1 | 2 => (it.id.includes("-w2-") ? 2 : 1);
 
 /**
  * All items, deterministic for SEED. An item repeating a (state, question) already present, or beyond
@@ -224,19 +201,5 @@ function validate(items: EvalItem[]): void {
         : !(Number.isInteger(it.answer) && (it.answer as number) < k)
     )
       throw new Error(`${it.id}: bad answer`);
-  }
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const items = buildDataset();
-  mkdirSync(DATA_DIR, { recursive: true });
-  for (const type of ["pick", "rate", "check"] as const) {
-    const rows = items.filter((i) => i.type === type);
-    writeFileSync(join(DATA_DIR, `${type}.jsonl`), `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
-    const train = rows.filter((r) => r.split === "train").length;
-    const yes = rows.filter((r) => r.answer === true).length;
-    console.log(
-      `${type}: ${rows.length} items (${train} train, ${rows.length - train} heldout)${type === "check" ? `, ${yes} yes` : ""}`,
-    );
   }
 }

@@ -61,12 +61,12 @@ function lossGrad(
 /**
  * Fits inverse temperature a = 1/T (> 0) and a bias per outcome position by minimising mean NLL on `train`
  * (gradient descent with backtracking; deterministic). `fixLast`: bias of the last position pinned at 0
- * (used for check so that bias[0] alone carries the yes/no offset).
+ * (used for check so that bias[0] alone carries the yes/no offset); `noBias`: every bias pinned at 0.
  */
 export function fitType(
   train: Example[],
   lengthNormalize: boolean,
-  opts: { fixLast?: boolean; iters?: number } = {},
+  opts: { fixLast?: boolean; noBias?: boolean; iters?: number } = {},
 ): TypeFit {
   const xs = train.map((e) =>
     e.scores.map((s, i) => (lengthNormalize ? clean(s) / Math.max(1, e.tokens[i] ?? 1) : clean(s))),
@@ -79,7 +79,7 @@ export function fitType(
   let step = 1;
   let cur = lossGrad(xs, ys, a, b, l2);
   for (let it = 0; it < (opts.iters ?? 3000); it++) {
-    const gb = opts.fixLast ? cur.gb.map((g, i) => (i === k - 1 ? 0 : g)) : cur.gb;
+    const gb = cur.gb.map((g, i) => (opts.noBias || (opts.fixLast && i === k - 1) ? 0 : g));
     const gnorm2 = cur.ga ** 2 + gb.reduce((x, g) => x + g * g, 0);
     if (gnorm2 < 1e-14) break;
     let accepted = false;
@@ -142,4 +142,14 @@ export function fitBest(
   const global = nOn < nOff ? on : off;
   const perK = fitPerOutcomes(train, global, type === "check");
   return { fit: nllOf(perK) < nllOf(global) ? perK : global, trainNll: { off: nOff, on: nOn } };
+}
+
+/**
+ * One temperature per type and no bias (`svc-1.5.0`'s map, docs/quality.md): fitted by train NLL, rounded to
+ * 2 decimals (finer is noise at these sample sizes). A bias fitted on a few dozen items learns the set's label
+ * prior and turns clear answers around; a temperature keeps every ordering the model makes.
+ */
+export function fitTemperature(train: Example[]): TypeFit {
+  const { temperature } = fitType(train, false, { noBias: true });
+  return { temperature: Math.round(temperature * 100) / 100, bias: [], length_normalize: false };
 }

@@ -1,51 +1,178 @@
 /**
- * `npm run eval`: scores the labelled set under every framing variant (cached in .cache/eval), fits calibration
- * on the train split, reports the held-out split, writes the calibration artifact, docs/quality.md tables and
- * docs/img/reliability.png.
- *   --score-only   stop after scoring
- *   --dry          write nothing (no artifact, PNG or docs); print the tables
- *   --cached-only  score nothing; report from .cache/eval as it is
- *   --stride N     compare the variants on every N-th wave-1 item of each type (a stratified subset; default 5) and
- *                  score the full set only for the finalists (`--full a,b:check`; default: the committed finalists and code-letters)
+ * `npm run eval`: the one evaluation command (docs/quality.md). Answers the held-out items of a labelled set
+ * with an exact version as it is served (its weights, read rule, framing, phrasings and calibration: the
+ * engine itself) and prints the metrics per type and per family: accuracy, AUC of P(yes), ECE-15 with its
+ * noise floor, Brier, NLL, mean confidence. Raw scores are cached per question in `.cache/eval/<weights>/`, so
+ * a re-run, another calibration on the same framing or a report only scores what is new.
+ *   --set real|computed|needle  the real-text set, the computed control, or facts in long states (`--lengths`)
+ *   --model <exact version>     the version measured
+ *   --compare <exact version>   also answer the same items with another version, as served
+ *   --framing <id>              also ask in this framing with the identity map (raw label scores), or fit on it
+ *   --every N                   every N-th item per type (train and held-out alike)
+ *   --fit                       fit one temperature per type on the train items (also shown: identity, and
+ *                               temperature + bias, which is not written); --write writes it as the version's
+ *                               artifact, only where that artifact is still the identity (unfitted)
+ *   --png <file>                reliability diagram: red = the first row, blue = the last
+ *   --threads N                 threads of the evaluation (default 1)
+ *   --rope none|yarn|linear     RoPE scaling written over SmolLM2's file (long states)
+ *   --build                     rebuild the set's committed files from their sources instead (real, computed)
  */
-import { wave1Positions } from "./build-dataset";
-import { loadDataset } from "./load";
-import { VARIANTS } from "./plan";
-import { scoreAll } from "./score-all";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { V1_LIMITS } from "../../schema/models";
+import { CALIBRATION_DIR, type Calibration, type QuestionType } from "../src/calibration";
+import { contextSizeFor } from "../src/context-size";
+import { Engine } from "../src/engine";
+import { calibrate, fitBest, fitTemperature } from "./fit";
+import { NEEDLE_LENGTHS, needleItems, ROPE_CONFIGS } from "./long-context/needle";
+import { fmt } from "./markdown";
+import { nll } from "./metrics";
+import { type Answered, reliability, reportTables } from "./report";
+import { buildSet, everyNth, loadSet } from "./sets";
+import {
+  answer,
+  examples,
+  type GpuVersion,
+  gpuVersion,
+  identityCalibration,
+  Scorers,
+  servedCalibration,
+} from "./versions";
 
-const arg = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
+const USAGE =
+  "usage: npm run eval -- --set real|computed|needle --model <exact version> [--compare <exact version>] [--framing <id>] [--every N] [--fit [--write]] [--png <file>] [--threads N] [--rope none|yarn|linear] [--lengths 0,2000,…]\n" +
+  "       npm run eval -- --set real|computed --build";
+const TYPES: QuestionType[] = ["pick", "rate", "check"];
+const log = (line: string) => console.log(line);
+
+const { values: o } = parseArgs({
+  options: {
+    set: { type: "string" },
+    model: { type: "string" },
+    compare: { type: "string" },
+    framing: { type: "string" },
+    every: { type: "string", default: "1" },
+    fit: { type: "boolean", default: false },
+    write: { type: "boolean", default: false },
+    png: { type: "string" },
+    threads: { type: "string", default: "1" },
+    rope: { type: "string", default: "none" },
+    lengths: { type: "string" },
+    build: { type: "boolean", default: false },
+  },
+  strict: true,
+});
+const fail = (why: string): never => {
+  console.error(`${why}\n${USAGE}`);
+  process.exit(2);
 };
-const stride = Number(arg("--stride") ?? 5);
-/** The committed artifact's finalists (per type) and the answer-code baseline. */
-const DEFAULT_FULL =
-  "plain-qa:pick,plain-answer-is:rate,plain-qa-listed:rate,plain-qa-yes-no-cap:check,code-letters";
-const full = (arg("--full") ?? DEFAULT_FULL).split(",");
 
-const items = loadDataset();
-const positions = wave1Positions();
-const subset = items.filter((it) => (positions.get(it.id) ?? 1) % stride === 0);
-const cachedOnly = process.argv.includes("--cached-only");
-const compared = await scoreAll(subset, VARIANTS, console.log, cachedOnly);
-// `--full id` or `--full id:type` (only that type's items) per finalist.
-const finalists = full.map((f) => f.split(":") as [string, string?]);
-const finals = await scoreAll(
-  items,
-  VARIANTS.flatMap((v) => {
-    const wanted = finalists.filter(([id]) => id === v.framing.id).map(([, t]) => t);
-    if (!wanted.length) return [];
-    const types = wanted.includes(undefined) ? v.types : v.types.filter((t) => wanted.includes(t));
-    return [{ ...v, types }];
-  }),
-  console.log,
-  cachedOnly,
-);
-if (!process.argv.includes("--score-only")) {
-  const { evaluateAndWrite } = await import("./report");
-  await evaluateAndWrite(
-    { items, subset, stride, compared, finals },
-    console.log,
-    process.argv.includes("--dry"),
+const set = o.set as string;
+if (!["real", "computed", "needle"].includes(set)) fail("--set real|computed|needle is required");
+if (o.build) {
+  if (set === "needle") fail("the needle set is built for the model it is asked to (no files to build)");
+  for (const line of buildSet(set as "real" | "computed")) log(line);
+  process.exit(0);
+}
+const version: GpuVersion = o.model ? gpuVersion(o.model) : fail("--model <exact version> is required");
+const served = servedCalibration(version);
+const framing = o.framing ?? served.framing;
+const every = Number(o.every);
+if (!(every >= 1)) fail("--every takes a whole number ≥ 1");
+if (!(o.rope in ROPE_CONFIGS)) fail(`--rope: one of ${Object.keys(ROPE_CONFIGS).join(", ")}`);
+if (o.write && !o.fit) fail("--write writes what --fit fits");
+if (o.fit && set === "needle") fail("the needle set has no train items to fit on");
+const identity = JSON.stringify({ temperature: 1, bias: [] });
+if (o.write && framing !== version.gpu.framing)
+  fail(`--write: the catalogue pins ${version.id}'s framing to ${version.gpu.framing}`);
+if (o.write && !TYPES.every((t) => JSON.stringify(served.types[t]) === identity))
+  fail(
+    `--write: ${served.version} is fitted, and ${version.id} keeps answering as it does; give a new exact version an identity artifact and fit that`,
   );
+
+const scorers = new Scorers({
+  threads: Number(o.threads),
+  contextSize: contextSizeFor(V1_LIMITS),
+  rope: o.rope,
+  ropeScaling: ROPE_CONFIGS[o.rope],
+});
+try {
+  let all = set === "needle" ? [] : loadSet(set as "real" | "computed");
+  if (set === "needle") {
+    const { model } = await scorers.of(version).real();
+    const lengths = o.lengths?.split(",").map(Number) ?? NEEDLE_LENGTHS;
+    all = needleItems(lengths, (s) => model.tokenize(s).length);
+  }
+  const items = everyNth(all, every);
+  const held = items.filter((it) => it.split === "heldout");
+  const train = items.filter((it) => it.split === "train");
+  const count = (xs: typeof items) =>
+    TYPES.map((t) => `${t} ${xs.filter((i) => i.type === t).length}`).join(", ");
+  log(
+    `${set} set${every > 1 ? `, every ${every}th item per type` : ""}: held-out ${count(held)}; train ${count(train)}`,
+  );
+
+  const rows: Answered[] = [];
+  const ask = async (v: GpuVersion, cal: Calibration, label: string) => {
+    const t0 = performance.now();
+    rows.push({ label, p: await answer(new Engine(scorers.of(v), cal, v.id), held, log) });
+    log(`${label}: ${held.length} answered in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  };
+  if (o.compare) {
+    const other = gpuVersion(o.compare);
+    const cal = servedCalibration(other);
+    await ask(other, cal, `${other.id} (${cal.version})`);
+  }
+  if (framing === served.framing) await ask(version, served, `${version.id} (${served.version})`);
+  let fitted: Calibration | undefined;
+  if (o.fit) {
+    const ex = await examples(scorers.of(version), framing, train);
+    const types = {} as Calibration["types"];
+    const biased = {} as Calibration["types"];
+    for (const t of TYPES) {
+      types[t] = fitTemperature(ex[t]);
+      biased[t] = fitBest(t, ex[t]).fit;
+      const trainNll = (fit: Calibration["types"][QuestionType]) =>
+        fmt(
+          nll(
+            ex[t].map((e) => calibrate(t, fit, e)),
+            ex[t].map((e) => e.answer),
+          ),
+        );
+      log(
+        `fit ${t} on ${ex[t].length} train items: temperature ${types[t].temperature}; train NLL identity ${trainNll(identityCalibration(framing).types[t])}, temperature ${trainNll(types[t])}, temperature + bias ${trainNll(biased[t])}`,
+      );
+    }
+    await ask(version, identityCalibration(framing), `${version.id} raw (${framing}, identity)`);
+    await ask(
+      version,
+      { ...identityCalibration(framing), types: biased },
+      `${version.id} temperature + bias (${framing}; fitted, not written)`,
+    );
+    fitted = { version: served.version, framing, types };
+    await ask(version, fitted, `${version.id} temperature (${framing}; fitted)`);
+  } else if (o.framing)
+    await ask(version, identityCalibration(framing), `${version.id} raw (${framing}, identity)`);
+
+  log(`\n${reportTables(rows, held)}`);
+  if (o.png && rows.length) {
+    writeFileSync(o.png, reliability(rows[0] as Answered, rows.at(-1) as Answered, held));
+    log(`\n${o.png}: red = ${rows[0]?.label}, blue = ${rows.at(-1)?.label}`);
+  }
+  if (o.write && fitted) {
+    const path = join(CALIBRATION_DIR, `${fitted.version}.json`);
+    const note = `Fitted by \`npm run eval -- ${process.argv.slice(2).join(" ")}\`: one temperature per type by NLL on the train items (${count(train)}), no bias; numbers in docs/quality.md.`;
+    writeFileSync(
+      path,
+      `${JSON.stringify({ version: fitted.version, framing, note, types: fitted.types }, null, 2)}\n`,
+    );
+    log(`\nwrote ${path}`);
+  }
+} finally {
+  await scorers.close();
+  for (const [file, s] of scorers.stats())
+    log(
+      `${file}: ${s.scored} questions scored in ${s.seconds.toFixed(0)} s (${s.tokensEvaluated} tokens), ${s.cached} read from the cache`,
+    );
 }

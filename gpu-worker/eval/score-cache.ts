@@ -2,100 +2,149 @@ import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ScoreQuestion } from "../../schema/engine-protocol";
 import type { Framing } from "../src/framings";
-import type { Scorer } from "../src/scorer";
-import type { EvalItem } from "./dataset/item";
+import type { NumericsClass } from "../src/numerics";
+import type { PreparedRequest, RawScores, Scorer } from "../src/scorer";
 
-/** Raw (uncalibrated) scores of one item under one framing. */
-export interface ScoredItem {
-  id: string;
-  /** Fingerprint of exactly what the model read; a changed framing or item invalidates the cached line. */
-  fp: string;
+export const CACHE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", ".cache", "eval");
+
+/** One question's raw scores, as the scorer gave them. */
+interface Cached {
   scores: number[];
   tokens: number[];
 }
 
-export const CACHE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", ".cache", "eval");
-
-export function fingerprint(f: Framing, it: EvalItem): string {
-  const what = [
-    f.id,
-    f.mode,
-    f.statePrefix(it.state),
-    f.questionPrompt(it.question),
-    f.continuations(it.question),
-  ];
-  return createHash("sha256").update(JSON.stringify(what)).digest("hex").slice(0, 16);
-}
-
-function readCache(path: string): Map<string, ScoredItem> {
-  const m = new Map<string, ScoredItem>();
-  if (!existsSync(path)) return m;
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      const r = JSON.parse(line) as ScoredItem;
-      m.set(`${r.id}:${r.fp}`, r);
-    } catch {
-      // a torn last line from an interrupted run: rescored below
-    }
-  }
-  return m;
-}
-
-export interface ScoreStats {
+/** What the cache saved and cost so far. */
+export interface CacheStats {
+  /** Questions scored by the model. */
   scored: number;
+  /** Questions read from the cache. */
   cached: number;
+  /** Seconds spent in the model. */
   seconds: number;
   tokensEvaluated: number;
 }
 
+/** A scorer whose raw scores come from the cache where it has them; `real()` opens the model. */
+export interface CachingScorer extends Scorer {
+  readonly stats: CacheStats;
+  real(): Promise<Scorer>;
+}
+
+interface Recorded extends PreparedRequest {
+  state: string;
+  questions: ScoreQuestion[];
+  framing: Framing;
+  keys: string[];
+}
+
 /**
- * Scores `items` under `framing`, reusing `.cache/eval/<framing>.jsonl`. Items sharing a state go into one
- * request (≤ 32 questions, the protocol's limit), so the state prefix is evaluated once for them.
+ * Key of one question's scores: what the model reads (the framing's mode, state prefix, question prompt and
+ * continuations, as pieces) and `model` (the weights and how they are evaluated). A question's scores are the
+ * same alone and among others (`openScorer`), so they are cached per question whatever request asked it.
  */
-export async function scoreItems(
-  getScorer: (() => Promise<Scorer>) | undefined,
-  framing: Framing,
-  items: EvalItem[],
-  cacheDir = CACHE_DIR,
-): Promise<{ results: Map<string, ScoredItem>; stats: ScoreStats }> {
-  mkdirSync(cacheDir, { recursive: true });
-  const path = join(cacheDir, `${framing.id}.jsonl`);
-  const cache = readCache(path);
-  const results = new Map<string, ScoredItem>();
-  const todo = new Map<string, EvalItem[]>();
-  for (const it of items) {
-    const fp = fingerprint(framing, it);
-    const hit = cache.get(`${it.id}:${fp}`);
-    if (hit) results.set(it.id, hit);
-    else todo.set(it.state, [...(todo.get(it.state) ?? []), it]);
-  }
-  const stats: ScoreStats = { scored: 0, cached: results.size, seconds: 0, tokensEvaluated: 0 };
-  const t0 = performance.now();
-  for (const [state, group] of getScorer ? todo : new Map<string, EvalItem[]>()) {
-    for (let i = 0; i < group.length; i += 32) {
-      const chunk = group.slice(i, i + 32);
-      const raw = await (await (getScorer as () => Promise<Scorer>)()).rawScores(
-        state,
-        chunk.map((c) => c.question),
-        framing,
-      );
-      stats.tokensEvaluated += raw.meter.tokens_evaluated;
-      const lines = chunk.map((it, k) => {
-        const r: ScoredItem = {
-          id: it.id,
-          fp: fingerprint(framing, it),
-          scores: raw.scores[k] ?? [],
-          tokens: raw.tokensPerOutcome[k] ?? [],
-        };
-        results.set(it.id, r);
-        return JSON.stringify(r);
-      });
-      appendFileSync(path, `${lines.join("\n")}\n`);
-      stats.scored += chunk.length;
+export function scoreKey(model: string, framing: Framing, state: string, q: ScoreQuestion): string {
+  const read = [
+    model,
+    framing.mode,
+    framing.statePrefix(state),
+    framing.questionPrompt(q),
+    framing.continuations(q),
+  ];
+  return createHash("sha256").update(JSON.stringify(read)).digest("hex").slice(0, 32);
+}
+
+/**
+ * Raw scores cached in `<dir>/scores.jsonl`, one line per question, behind the `Scorer` interface, so an
+ * `Engine` (any calibration, phrasings, content-free passes) answers from the cache as it would from the model.
+ * `prepare` tokenizes nothing (its plan reports 0 tokens; the model checks the size when it scores); `score`
+ * sends only the questions the cache lacks to the model, opened by `open` on first need, in one request.
+ * `model` names the weights and their evaluation (it is part of every key).
+ */
+export function cachingScorer(
+  open: () => Promise<Scorer>,
+  dir: string,
+  model: string,
+  contextSize: number,
+): CachingScorer {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "scores.jsonl");
+  const cache = new Map<string, Cached>();
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  // A torn last line (an interrupted run) is ended, so the next line written after it stays whole.
+  if (text && !text.endsWith("\n")) appendFileSync(path, "\n");
+  for (const line of text.split("\n")) {
+    try {
+      const r = JSON.parse(line) as { key: string; scores: (number | null)[]; tokens: number[] };
+      // JSON has no −∞ (a label the model cannot reach): written as null.
+      cache.set(r.key, { scores: r.scores.map((v) => v ?? Number.NEGATIVE_INFINITY), tokens: r.tokens });
+    } catch {
+      // an empty or torn line: that question is scored again
     }
   }
-  stats.seconds = (performance.now() - t0) / 1000;
-  return { results, stats };
+  let inner: Promise<Scorer> | undefined;
+  const real = () => {
+    inner ??= open();
+    return inner;
+  };
+  const stats: CacheStats = { scored: 0, cached: 0, seconds: 0, tokensEvaluated: 0 };
+  const prepare = (state: string, questions: ScoreQuestion[], framing: Framing): Recorded => ({
+    state,
+    questions,
+    framing,
+    keys: questions.map((q) => scoreKey(model, framing, state, q)),
+    peakTokens: 0,
+    costTokens: 0,
+  });
+  const score = async (prepared: PreparedRequest): Promise<RawScores> => {
+    const r = prepared as Recorded;
+    const missing = r.keys.flatMap((k, i) => (cache.has(k) ? [] : [i]));
+    const meter = { tokens_evaluated: 0, tokens_reused: 0 };
+    if (missing.length) {
+      const t0 = performance.now();
+      const s = await real();
+      const raw = await s.score(
+        s.prepare(
+          r.state,
+          missing.map((i) => r.questions[i] as ScoreQuestion),
+          r.framing,
+        ),
+      );
+      const lines = missing.map((i, k) => {
+        const got = { scores: raw.scores[k] as number[], tokens: raw.tokensPerOutcome[k] as number[] };
+        cache.set(r.keys[i] as string, got);
+        return JSON.stringify({
+          key: r.keys[i],
+          ...got,
+          scores: got.scores.map((v) => (v === -Infinity ? null : v)),
+        });
+      });
+      appendFileSync(path, `${lines.join("\n")}\n`);
+      Object.assign(meter, raw.meter);
+      stats.scored += missing.length;
+      stats.seconds += (performance.now() - t0) / 1000;
+      stats.tokensEvaluated += raw.meter.tokens_evaluated;
+    }
+    stats.cached += r.keys.length - missing.length;
+    const got = r.keys.map((k) => cache.get(k) as Cached);
+    return { scores: got.map((g) => g.scores), tokensPerOutcome: got.map((g) => g.tokens), meter };
+  };
+  return {
+    get model(): Scorer["model"] {
+      throw new Error("a caching scorer has no model loaded; use real()");
+    },
+    contextSize,
+    get numerics(): NumericsClass {
+      throw new Error("a caching scorer computes in the class of the scorer real() opens");
+    },
+    stats,
+    real,
+    prepare,
+    score,
+    rawScores: (state, questions, framing) => score(prepare(state, questions, framing)),
+    async close() {
+      if (inner) await (await inner).close();
+    },
+  };
 }

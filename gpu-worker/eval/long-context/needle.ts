@@ -1,29 +1,17 @@
 /**
- * Answer quality past SmolLM2's 8,192-token training context (issue #12 item 5), with and without RoPE scaling.
- * Needle set: 8 facts ("Marta's bicycle is green.") spread evenly through a state of real filler text (the
- * distinct states of the real-text set, seeded order), then per fact one pick ("What colour is Marta's
- * bicycle?", 4 options) and one check ("Is Marta's bicycle green?", true or a false option, alternating).
- * Two fact sets per length; lengths in tokens of the state. One prefill per (config, length, set): cheap
- * enough for 1 thread. Raw scores and the content-free ("N/A") scores are cached per config in
- * `.cache/eval/needle/<config>.jsonl`, so any calibration can be applied afterwards (`needle-report.ts`).
- *   tsx gpu-worker/eval/long-context/needle.ts --configs none,yarn [--lengths 0,2000,6000,10000,14000] [--long-sets 1]
+ * The needle set (`npm run eval -- --set needle`): answer quality past SmolLM2's 8,192-token training context
+ * (issue #12 item 5), with and without RoPE scaling (`--rope`). 8 facts ("Marta's bicycle is green.") spread
+ * evenly through a state of real filler text (the distinct states of the real-text set, seeded order), then per
+ * fact one pick ("What colour is Marta's bicycle?", 4 options) and one check ("Is Marta's bicycle green?", true
+ * or a false option, alternating). Two fact sets per length, one past 8,192 tokens (a 14k prefill takes minutes
+ * on one thread); lengths in tokens of the state. Every item is held out (nothing is fitted on it).
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
-import { V1_LIMITS } from "../../../schema/models";
-import { contextSizeFor } from "../../src/context-size";
-import { getFraming } from "../../src/framings";
-import { defaultModelPath } from "../../src/model-check";
-import { openScorer, type ScorerOptions } from "../../src/scorer";
-import { loadRealDataset } from "../real/score-real";
-import { CACHE_DIR } from "../score-cache";
+import type { ScorerOptions } from "../../src/scorer";
+import type { EvalItem } from "../dataset/item";
+import { loadSet } from "../sets";
 
-/** The served framing (`svc-1.1.0` and later). */
-export const NEEDLE_FRAMING = "plain-mix-2";
-export const NEEDLE_DIR = join(CACHE_DIR, "needle");
-
+/** RoPE scaling of SmolLM2's file (`--rope`), stretching its training context over the worker's. */
 export const ROPE_CONFIGS: Record<string, ScorerOptions["ropeScaling"] | undefined> = {
   none: undefined,
   // 16,640 / 8,192 = 2.03125: stretches the training context over the worker's context. (Not an integer on
@@ -31,6 +19,9 @@ export const ROPE_CONFIGS: Record<string, ScorerOptions["ropeScaling"] | undefin
   yarn: { type: "yarn", factor: 2.03125, originalContextLength: 8192 },
   linear: { type: "linear", factor: 2.03125, originalContextLength: 8192 },
 };
+
+/** State lengths in tokens when `--lengths` is not given. */
+export const NEEDLE_LENGTHS = [0, 2000, 6000, 10000, 14000];
 
 interface Fact {
   /** The sentence placed in the state, `{o}` = the true option. */
@@ -160,26 +151,22 @@ export const FACTS: Fact[] = [
 
 const fill = (t: string, o: string) => t.replace("{o}", o);
 
-export interface NeedleItem {
+interface NeedleItem {
   id: string;
   question: ScoreQuestion;
   /** Index of the correct outcome (check: yes 0, no 1). */
   answer: number;
-  /** Where the fact sits in the state, as a fraction of its characters. */
-  depth: number;
 }
 
 /** Questions on fact set `set` (0 or 1): a pick and a check per fact, the check's truth alternating. */
-export function needleQuestions(set: number): NeedleItem[] {
+function needleQuestions(set: number): NeedleItem[] {
   const facts = FACTS.slice(set * 8, set * 8 + 8);
   return facts.flatMap((f, i) => {
     const truthful = i % 2 === 0;
     const asked = truthful ? f.answer : (f.answer + 1 + (i % 3)) % f.options.length;
-    const depth = (i + 0.5) / 8;
     return [
       {
         id: `s${set}-f${i}-pick`,
-        depth,
         answer: f.answer,
         question: {
           id: `s${set}-f${i}-pick`,
@@ -191,7 +178,6 @@ export function needleQuestions(set: number): NeedleItem[] {
       },
       {
         id: `s${set}-f${i}-check`,
-        depth,
         answer: truthful ? 0 : 1,
         question: {
           id: `s${set}-f${i}-check`,
@@ -206,7 +192,7 @@ export function needleQuestions(set: number): NeedleItem[] {
 
 /** Distinct real-text states in a seeded order (filler). */
 function fillerTexts(seed: number): string[] {
-  const states = [...new Set(loadRealDataset().map((i) => i.state))].filter((s) => s.length > 40);
+  const states = [...new Set(loadSet("real").map((i) => i.state))].filter((s) => s.length > 40);
   let x = seed >>> 0;
   const rnd = () => {
     x = (x + 0x6d2b79f5) >>> 0;
@@ -223,7 +209,7 @@ function fillerTexts(seed: number): string[] {
 }
 
 /** A state of about `tokens` tokens (by `count`) of filler with set `set`'s 8 facts at depths (i + ½)/8. */
-export function needleState(set: number, tokens: number, count: (s: string) => number): string {
+function needleState(set: number, tokens: number, count: (s: string) => number): string {
   const facts = FACTS.slice(set * 8, set * 8 + 8).map((f) => fill(f.says, f.options[f.answer] as string));
   const filler = fillerTexts(20261123 + set);
   const chunks: string[] = [];
@@ -245,80 +231,25 @@ export function needleState(set: number, tokens: number, count: (s: string) => n
   return out.join("\n\n");
 }
 
-export interface NeedleRow {
-  config: string;
-  length: number;
-  set: number;
-  stateTokens: number;
-  items: (NeedleItem & { scores: number[]; free: number[]; tokens: number[] })[];
-  seconds: number;
-}
-
-export function readNeedleRows(config: string): NeedleRow[] {
-  const p = join(NEEDLE_DIR, `${config}.jsonl`);
-  if (!existsSync(p)) return [];
-  return readFileSync(p, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as NeedleRow);
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (n: string) =>
-    process.argv.includes(n) ? process.argv[process.argv.indexOf(n) + 1] : undefined;
-  const configs = (arg("--configs") ?? "none,yarn").split(",");
-  const lengths = (arg("--lengths") ?? "0,2000,6000,10000,14000").split(",").map(Number);
-  const framing = getFraming(NEEDLE_FRAMING);
-  mkdirSync(NEEDLE_DIR, { recursive: true });
-  for (const config of configs) {
-    const done = new Set(readNeedleRows(config).map((r) => `${r.length}:${r.set}`));
-    const scorer = await openScorer({
-      modelPath: defaultModelPath(),
-      threads: Number(process.env.EVAL_THREADS ?? 1),
-      sequences: 1,
-      contextSize: contextSizeFor(V1_LIMITS),
-      ropeScaling: ROPE_CONFIGS[config],
-    });
-    try {
-      const count = (s: string) => scorer.model.tokenize(s).length;
-      // Past the training context one fact set per length (a 14k prefill takes minutes on 1 thread here).
-      const longSets = Number(arg("--long-sets") ?? 1);
-      for (const length of lengths)
-        for (const set of length > 8192 ? [0, 1].slice(0, longSets) : [0, 1]) {
-          if (done.has(`${length}:${set}`)) continue;
-          const qs = needleQuestions(set);
-          const state = needleState(set, length, count);
-          const t0 = performance.now();
-          const raw = await scorer.rawScores(
-            state,
-            qs.map((q) => q.question),
-            framing,
-          );
-          const free = await scorer.rawScores(
-            "N/A",
-            qs.map((q) => q.question),
-            framing,
-          );
-          const row: NeedleRow = {
-            config,
-            length,
-            set,
-            stateTokens: count(state),
-            seconds: (performance.now() - t0) / 1000,
-            items: qs.map((q, i) => ({
-              ...q,
-              scores: raw.scores[i] as number[],
-              free: free.scores[i] as number[],
-              tokens: raw.tokensPerOutcome[i] as number[],
-            })),
-          };
-          appendFileSync(join(NEEDLE_DIR, `${config}.jsonl`), `${JSON.stringify(row)}\n`);
-          console.log(
-            `${config} ${length} set ${set}: ${row.stateTokens} tokens, ${row.seconds.toFixed(0)} s`,
-          );
-        }
-    } finally {
-      await scorer.close();
-    }
-  }
+/**
+ * The set for state lengths `lengths` (tokens by `count`, the evaluated model's tokenizer); family = the length,
+ * so the report's per-family rows read per length.
+ */
+export function needleItems(lengths: number[], count: (s: string) => number): EvalItem[] {
+  return lengths.flatMap((length) =>
+    (length > 8192 ? [0] : [0, 1]).flatMap((set) => {
+      const state = needleState(set, length, count);
+      return needleQuestions(set).map(
+        (q): EvalItem => ({
+          id: `${length}-${q.id}`,
+          split: "heldout",
+          type: q.question.type,
+          state,
+          question: q.question,
+          answer: q.question.type === "check" ? q.answer === 0 : q.answer,
+          source: `length ${String(length).padStart(5, "0")}: fact set ${set} in real-text filler`,
+        }),
+      );
+    }),
+  );
 }

@@ -1,10 +1,9 @@
 /**
  * Builds the real-text labelled set (gpu-worker/eval/data-real/{pick,rate,check}.jsonl) from the pinned
- * registry packages in ./sources.ts: `tsx gpu-worker/eval/real/build-real.ts`. Deterministic for SEED.
+ * registry packages in ./sources.ts: `npm run eval -- --set real --build`. Deterministic for SEED.
  * Split train / held-out by source text (a hash of the text's key), so no text is on both sides.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EvalItem } from "../dataset/item";
@@ -113,14 +112,4 @@ export function buildRealDataset(seed = REAL_SEED): EvalItem[] {
       labels: d.labels,
     };
   });
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const items = buildRealDataset();
-  mkdirSync(REAL_DATA_DIR, { recursive: true });
-  for (const t of ["pick", "rate", "check"] as const) {
-    const lines = items.filter((i) => i.type === t).map((i) => JSON.stringify(i));
-    writeFileSync(join(REAL_DATA_DIR, `${t}.jsonl`), `${lines.join("\n")}\n`);
-    console.log(`${t}: ${lines.length} items`);
-  }
 }

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CALIBRATION_VERSION } from "../../../gpu-worker/eval/report";
 import { CALIBRATION_DIR, Calibration, loadCalibration } from "../../../gpu-worker/src/calibration";
 import { getFraming } from "../../../gpu-worker/src/framings";
+import { SVC_1_0_0_CALIBRATION as CALIBRATION_VERSION } from "../../../schema/models";
 
-describe(`calibration artifact ${CALIBRATION_VERSION} (written by npm run eval)`, () => {
+describe(`calibration artifact ${CALIBRATION_VERSION} (svc-1.0.0's, fitted on the computed set)`, () => {
   const path = join(CALIBRATION_DIR, `${CALIBRATION_VERSION}.json`);
   const cal = Calibration.parse(JSON.parse(readFileSync(path, "utf8")));
 

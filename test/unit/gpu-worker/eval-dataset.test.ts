@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { buildDataset, TRAIN_SHARE, wave1Positions, waveOf } from "../../../gpu-worker/eval/build-dataset";
+import { buildDataset, TRAIN_SHARE } from "../../../gpu-worker/eval/build-dataset";
 import { answerIndex, type EvalItem } from "../../../gpu-worker/eval/dataset/item";
 import { WEEKDAYS } from "../../../gpu-worker/eval/dataset/tables";
-import { loadDataset } from "../../../gpu-worker/eval/load";
 import { crc32 } from "../../../gpu-worker/eval/png";
+import { loadSet } from "../../../gpu-worker/eval/sets";
 import { ScoreQuestion } from "../../../schema/engine-protocol";
 
-const committed = loadDataset();
+const committed = loadSet("computed");
 const labelOf = (it: EvalItem) => {
   const q = it.question;
   return q.type === "pick"
@@ -53,13 +53,6 @@ describe("evaluation dataset", () => {
       expect(xs.filter((i) => i.answer === true).length * 2, g).toBe(xs.length);
     const keys = committed.map((i) => JSON.stringify([i.state, { ...i.question, id: "" }]));
     expect(new Set(keys).size).toBe(keys.length);
-  });
-
-  it("the framing comparison's subset is pinned to wave-1 generation positions", () => {
-    const pos = wave1Positions();
-    const wave1 = committed.filter((i) => waveOf(i) === 1);
-    expect(wave1.every((i) => pos.has(i.id))).toBe(true);
-    expect(committed.filter((i) => waveOf(i) === 2).some((i) => pos.has(i.id))).toBe(false);
   });
 
   it("every question is a valid ScoreQuestion and items sharing a state share a split", () => {

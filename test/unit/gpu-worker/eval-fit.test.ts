@@ -5,6 +5,7 @@ import {
   type Example,
   fitBest,
   fitPerOutcomes,
+  fitTemperature,
   fitType,
   MIN_EXAMPLES_PER_K,
 } from "../../../gpu-worker/eval/fit";
@@ -85,5 +86,12 @@ describe("calibration fit", () => {
     const train = [...synthetic(1, [0, 0], 200, 5), ...synthetic(1, [0, 0, 0], MIN_EXAMPLES_PER_K - 1, 6)];
     const perK = fitPerOutcomes(train, fitType(train, false), false);
     expect(Object.keys(perK.temperature_by_outcomes ?? {})).toEqual(["2"]);
+  });
+
+  it("a temperature-only fit recovers T with no bias, rounded to 2 decimals", () => {
+    const fit = fitTemperature(synthetic(0.5, [0, 0, 0], 4000, 9));
+    expect(fit).toMatchObject({ bias: [], length_normalize: false });
+    expect(fit.temperature).toBeCloseTo(2, 0);
+    expect(Math.round(fit.temperature * 100) / 100).toBe(fit.temperature);
   });
 });

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { answerIndex, type EvalItem } from "../../../gpu-worker/eval/dataset/item";
 import { splitOf } from "../../../gpu-worker/eval/real/build-real";
 import { sentimentClass } from "../../../gpu-worker/eval/real/read-vader";
-import { loadRealDataset } from "../../../gpu-worker/eval/real/score-real";
+import { loadSet } from "../../../gpu-worker/eval/sets";
 import { ScoreQuestion } from "../../../schema/engine-protocol";
 
-const items = loadRealDataset();
+const items = loadSet("real");
 const familyOf = (it: EvalItem) => it.source.split(":")[0] as string;
 
 describe("real-text labelled set (gpu-worker/eval/data-real)", () => {
