@@ -48,6 +48,11 @@ export const ScoreRequest = z.object({
    * of another class answers 404 `model_not_served` instead of computing other bytes.
    */
   numerics_class: z.string().optional(),
+  /**
+   * `batch` for evaluation items: they wait behind live calls (decides, the default) in the worker's queues and
+   * leave a sequence of each lane free for them. Ordering only; the bytes do not depend on it.
+   */
+  priority: z.enum(["live", "batch"]).optional(),
 });
 export type ScoreRequest = z.infer<typeof ScoreRequest>;
 

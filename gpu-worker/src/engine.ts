@@ -98,7 +98,8 @@ export class Engine {
     req: ScoreRequest,
     prepared = this.prepare(req),
   ): Promise<{ probabilities: number[][]; meter: Meter }> {
-    const raw = await this.scorer.score(prepared);
+    const priority = req.priority ?? "live";
+    const raw = await this.scorer.score(prepared, priority);
     const types = this.calibration.types;
     const x = this.expand(req.questions);
     // Content-free scores of the contextual types' (expanded) questions.
@@ -108,6 +109,7 @@ export class Engine {
           contentFreeState(this.calibration),
           ctx.map((j) => x.questions[j] as ScoreQuestion),
           x.framing,
+          priority,
         )
       : undefined;
     if (free) {

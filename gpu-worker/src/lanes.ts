@@ -1,27 +1,41 @@
-import { Mutex, Pool } from "./lock";
+import { Mutex, Pool, type Priority } from "./lock";
 
 /**
  * One lane: an independent context (its own threads) with its sequences and its decode mutex. `pending` is the
- * planned tokens of the requests admitted to it and not yet evaluated (running or waiting for a sequence).
+ * planned tokens of the requests admitted to it and not yet evaluated (running or waiting for a sequence), and
+ * `pendingLive` the part of it that is live (decides).
  */
 export interface Lane<S> {
   readonly index: number;
   readonly mutex: Mutex;
   readonly pool: Pool<S>;
+  readonly sequences: number;
   pending: number;
+  pendingLive: number;
+  /** Live requests admitted to the lane and not finished; batch decodes wait while there are any. */
+  liveActive: number;
+  liveDone: (() => void)[];
 }
 
 /** Progress of one admitted request: `evaluated(n)` as its tokens are decoded, so the lane's queue shrinks. */
 export interface Admission<S> {
   lane: Lane<S>;
+  priority: Priority;
   evaluated(tokens: number): void;
+  /** Resolves when this request may decode next: at once for a live one; for a batch one, once no live one is active in its lane. */
+  turn(): Promise<void>;
 }
 
 /**
- * Admission by cost: a request goes to the lane with the least pending planned tokens (ties: the lowest index),
- * and waits there FIFO for a sequence; the lane's decodes run FIFO under its mutex. Starvation bound: a request
- * starts once the work queued ahead of it in its lane is done, so it waits at most (that lane's pending tokens
- * when it was admitted) ÷ (the lane's speed); nothing admitted later goes ahead of it in its lane.
+ * Admission by cost, live before batch. A live request (a decide) goes to the lane with the least pending live
+ * tokens (ties: the least pending in all, then the lowest index) and waits there for a sequence ahead of every
+ * batch request; batch requests (evaluation items) hold at most all but one sequence of a lane (of a lane with one sequence, it), and each lane's
+ * decodes run live first, each class FIFO, under its mutex, and a batch request decodes only while no live
+ * request is active in its lane (so a live request never waits behind more than the one batch chunk running). A batch request goes to the lane with the least
+ * pending tokens. Starvation bound for live requests: a live request starts once the live work queued ahead of
+ * it in its lane is done, plus the one batch decode (one chunk) running when it came; so it waits at most
+ * (its lane's pending live tokens when admitted) ÷ (the lane's speed) plus one chunk. Batch requests wait for
+ * the live work, so under unbroken live load they wait as long as it lasts (evaluations are background work).
  */
 export class LaneScheduler<S> {
   readonly lanes: Lane<S>[];
@@ -31,36 +45,67 @@ export class LaneScheduler<S> {
       index,
       mutex: new Mutex(),
       pool: new Pool(seqs),
+      sequences: seqs.length,
       pending: 0,
+      pendingLive: 0,
+      liveActive: 0,
+      liveDone: [],
     }));
   }
 
-  /** Pending planned tokens over every lane, and in the least loaded lane. */
+  /** Pending planned tokens over every lane, and the live ones in the lane a live request would go to. */
   queued(): { total: number; least: number } {
-    const p = this.lanes.map((l) => l.pending);
-    return { total: p.reduce((a, b) => a + b, 0), least: Math.min(...p) };
+    const total = this.lanes.reduce((a, l) => a + l.pending, 0);
+    return { total, least: liveAhead(this.laneFor("live")) };
   }
 
-  /** Admits a request of `cost` planned tokens to the least loaded lane and runs `fn` on one of its sequences. */
-  async run<R>(cost: number, fn: (seq: S, admission: Admission<S>) => Promise<R>): Promise<R> {
-    let lane = this.lanes[0] as Lane<S>;
-    for (const l of this.lanes) if (l.pending < lane.pending) lane = l;
+  /** Admits a request of `cost` planned tokens to its lane (see the class) and runs `fn` on one of its sequences. */
+  async run<R>(
+    cost: number,
+    fn: (seq: S, admission: Admission<S>) => Promise<R>,
+    priority: Priority = "live",
+  ): Promise<R> {
+    const lane = this.laneFor(priority);
+    const live = priority === "live";
     let left = cost;
-    lane.pending += cost;
+    const take = (n: number) => {
+      lane.pending -= n;
+      if (live) lane.pendingLive -= n;
+    };
+    take(-cost);
+    if (live) lane.liveActive++;
     const admission: Admission<S> = {
       lane,
+      priority,
       evaluated(tokens) {
         const n = Math.min(left, tokens);
         left -= n;
-        lane.pending -= n;
+        take(n);
       },
+      // (In a lane of one sequence the live request may be waiting for this very sequence: no yielding there.)
+      turn: () =>
+        live || lane.liveActive === 0 || lane.sequences === 1
+          ? Promise.resolve()
+          : new Promise((r) => lane.liveDone.push(r)),
     };
     try {
-      return await lane.pool.use((seq) => fn(seq, admission));
+      return await lane.pool.use((seq) => fn(seq, admission), priority);
     } finally {
-      lane.pending -= left;
+      take(left);
+      if (live && --lane.liveActive === 0) for (const wake of lane.liveDone.splice(0)) wake();
     }
   }
+
+  private laneFor(priority: Priority): Lane<S> {
+    const order = (a: Lane<S>, b: Lane<S>) =>
+      priority === "live" ? liveAhead(a) - liveAhead(b) || a.pending - b.pending : a.pending - b.pending;
+    return this.lanes.reduce((best, l) => (order(l, best) < 0 ? l : best));
+  }
+}
+
+/** The work a live request admitted to `lane` waits behind: the live work, or all of it when a batch request may hold the lane's only sequence. */
+function liveAhead<S>(lane: Lane<S>): number {
+  return lane.sequences > 1 ? lane.pendingLive : lane.pending;
 }
 
 /** Tokens per second of decode time, averaged over recent requests (exponentially, weight by decode time). */

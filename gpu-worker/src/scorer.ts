@@ -15,6 +15,7 @@ import { checkCancelled } from "./cancel";
 import type { Framing, Piece } from "./framings";
 import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-walk";
 import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
+import type { Priority } from "./lock";
 import { type NumericsClass, numericsClassOf } from "./numerics";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
 import { svc1Readable } from "./read-rule";
@@ -112,9 +113,15 @@ export interface Scorer {
   /** Tokenizes and plans a request once; `score` then runs that plan. */
   prepare(state: string, questions: ScoreQuestion[], framing: Framing): PreparedRequest;
   /** Scores every question of a prepared request on one sequence; see `openScorer` for the evaluation order. */
-  score(prepared: PreparedRequest): Promise<RawScores>;
+  /** `priority`: a live call (a decide, the default) waits ahead of batch ones (evaluation items); `lock.ts`. */
+  score(prepared: PreparedRequest, priority?: Priority): Promise<RawScores>;
   /** `prepare` + `score`. */
-  rawScores(state: string, questions: ScoreQuestion[], framing: Framing): Promise<RawScores>;
+  rawScores(
+    state: string,
+    questions: ScoreQuestion[],
+    framing: Framing,
+    priority?: Priority,
+  ): Promise<RawScores>;
   /** Measured speed and queued work (the scheduler's view; see `openScorer`); absent on stand-ins. */
   load?(): ScorerLoad;
   close(): Promise<void>;
@@ -240,7 +247,9 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
           admission.evaluated(tokens);
           return out;
         };
-        return opts.isolateRequests === false ? timed() : mutex.run(timed);
+        if (opts.isolateRequests === false) return timed();
+        await admission.turn();
+        return mutex.run(timed, admission.priority);
       },
     };
     const run = async (items: ControlledEvaluateInputItem[]) => {
@@ -298,11 +307,11 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     return { scores, tokensPerOutcome, meter };
   }
 
-  const scorePlan = async (prepared: PreparedRequest) => {
+  const scorePlan = async (prepared: PreparedRequest, priority: Priority = "live") => {
     const p = prepared as Plan;
     if (p.peakTokens > contextSize)
       throw new Error(`request needs ${p.peakTokens} tokens in one sequence; context holds ${contextSize}`);
-    return scheduler.run(p.costTokens, (seq, admission) => score(seq, p, admission));
+    return scheduler.run(p.costTokens, (seq, admission) => score(seq, p, admission), priority);
   };
   return {
     model,
@@ -319,7 +328,8 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
         lanes,
       };
     },
-    rawScores: (state, questions, framing) => scorePlan(plan(model, read, state, questions, framing)),
+    rawScores: (state, questions, framing, priority) =>
+      scorePlan(plan(model, read, state, questions, framing), priority),
     async close() {
       for (const c of contexts) await c.dispose();
       await model.dispose();

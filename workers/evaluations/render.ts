@@ -2,7 +2,8 @@ import type { ValidatedDecide } from "../../schema/decide";
 import type { ScoreRequest } from "../../schema/engine-protocol";
 import { renderForEngine } from "../../schema/render";
 
-/** An item's engine request: exactly what a decide with the same state and questions would send. */
+/** An item's engine request: what a decide with the same state and questions would send, at batch priority. */
 export function renderItem(request: ValidatedDecide, model: string, requestId: string): ScoreRequest {
-  return renderForEngine({ ...request, model, fallback: "never" }, model, requestId);
+  // `batch`: the GPU worker serves live decides first (issue 31: items queue behind live decides).
+  return { ...renderForEngine({ ...request, model, fallback: "never" }, model, requestId), priority: "batch" };
 }

@@ -148,3 +148,32 @@ describe("lanes: one long request does not stop the worker (issue 30)", () => {
     expect((await w.score(short())).status).toBe(200);
   }, 60_000);
 });
+
+describe("evaluation items (priority batch) queue behind live decides (issue 31)", () => {
+  it("with every lane busy with batch items, a live short request is answered before the batch items still waiting, with its alone bytes", async () => {
+    const alone = await timed(short());
+    const batch = (i: number) =>
+      JSON.stringify({
+        ...JSON.parse(body(`${i}: ${longState.slice(0, 2000)}`, [check("d", "Delivered?")])),
+        priority: "batch",
+      });
+    const done: string[] = [];
+    const batches = [1, 2, 3, 4].map((i) =>
+      timed(batch(i)).then((r) => {
+        done.push(`batch${i}`);
+        return r;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const live = await timed(short());
+    done.push("live");
+    const all = await Promise.all(batches);
+    expect(all.every((r) => r.status === 200)).toBe(true);
+    expect(live.status).toBe(200);
+    // Two lanes hold at most one batch item each (one sequence per lane stays free): at most two finished first.
+    expect(done.indexOf("live")).toBeLessThanOrEqual(2);
+    const { request_id: _a, ...liveAnswer } = JSON.parse(live.text);
+    const { request_id: _b, ...aloneAnswer } = JSON.parse(alone.text);
+    expect(liveAnswer).toEqual(aloneAnswer);
+  });
+});

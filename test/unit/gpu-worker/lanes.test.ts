@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LaneScheduler, SpeedMeter } from "../../../gpu-worker/src/lanes";
+import { Mutex } from "../../../gpu-worker/src/lock";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -61,5 +62,144 @@ describe("SpeedMeter", () => {
     m.add(2000, 10);
     expect(m.tokensPerSecond()).toBeGreaterThan(190);
     expect(m.tokensPerSecond()).toBeLessThan(200);
+  });
+});
+
+describe("live before batch: evaluation items queue behind live decides (issue 31)", () => {
+  const gate = () => {
+    let open!: () => void;
+    const opened = new Promise<void>((r) => {
+      open = r;
+    });
+    return { open, opened };
+  };
+
+  it("batch requests hold at most all but one sequence of a lane: a live request starts at once beside them", async () => {
+    const s = new LaneScheduler([["s0", "s1"]]);
+    const g = gate();
+    const started: string[] = [];
+    const batch = [1, 2, 3].map((i) =>
+      s.run(
+        100,
+        async () => {
+          started.push(`batch${i}`);
+          await g.opened;
+        },
+        "batch",
+      ),
+    );
+    await tick();
+    expect(started).toEqual(["batch1"]); // the second sequence stays free for live calls
+    await s.run(10, async () => started.push("live"), "live");
+    expect(started).toEqual(["batch1", "live"]);
+    g.open();
+    await Promise.all(batch);
+    expect(started).toEqual(["batch1", "live", "batch2", "batch3"]);
+  });
+
+  it("a sequence freed while both classes wait goes to the live request, though the batch one came first", async () => {
+    const s = new LaneScheduler([["only"]]);
+    const g = gate();
+    const order: string[] = [];
+    const first = s.run(10, async () => g.opened, "live");
+    const waiting = [
+      s.run(10, async () => order.push("batch"), "batch"),
+      s.run(10, async () => order.push("live"), "live"),
+    ];
+    g.open();
+    await Promise.all([first, ...waiting]);
+    expect(order).toEqual(["live", "batch"]);
+  });
+
+  it("a lane's decodes: waiting live decodes go before waiting batch ones (each class FIFO)", async () => {
+    const m = new Mutex();
+    const g = gate();
+    const order: string[] = [];
+    const held = m.run(() => g.opened);
+    const runs = [
+      m.run(async () => order.push("batch1"), "batch"),
+      m.run(async () => order.push("live1"), "live"),
+      m.run(async () => order.push("batch2"), "batch"),
+      m.run(async () => order.push("live2"), "live"),
+    ];
+    g.open();
+    await Promise.all([held, ...runs]);
+    expect(order).toEqual(["live1", "live2", "batch1", "batch2"]);
+  });
+
+  /** Holds its sequence until the gate opens, then returns it. */
+  const holding = (g: { opened: Promise<void> }) => async (seq: string) => {
+    await g.opened;
+    return seq;
+  };
+
+  it("a live request goes to the lane with the least live work, whatever batch work it holds; wait_tokens counts live work", async () => {
+    const s = new LaneScheduler([
+      ["a0", "a1"],
+      ["b0", "b1"],
+    ]);
+    const g = gate();
+    const held = holding(g);
+    const batch = s.run(5000, held, "batch");
+    const live = s.run(300, held, "live"); // tie on live work: the emptier lane
+    expect(s.queued()).toEqual({ total: 5300, least: 0 });
+    const next = s.run(10, async (seq) => seq, "live"); // lane a: no live work ahead, 5,000 batch tokens
+    g.open();
+    expect([await batch, await live, await next]).toEqual(["a1", "b1", "a0"]);
+  });
+
+  it("a lane of one sequence: a live request counts the batch work holding it", async () => {
+    const s = new LaneScheduler([["a"], ["b"]]);
+    const g = gate();
+    const held = holding(g);
+    const batch = s.run(5000, held, "batch");
+    const live = s.run(300, held, "live");
+    expect(s.queued()).toEqual({ total: 5300, least: 300 });
+    const next = s.run(10, async (seq) => seq, "live");
+    g.open();
+    expect([await batch, await live, await next]).toEqual(["a", "b", "b"]);
+  });
+});
+
+describe("a batch request decodes only while no live one is active in its lane (issue 31)", () => {
+  it("its turn waits for the live requests of its lane to finish; in a lane of one sequence it never waits (no deadlock)", async () => {
+    const s = new LaneScheduler([["s0", "s1"]]);
+    let liveEnd!: () => void;
+    const liveHeld = new Promise<void>((r) => {
+      liveEnd = r;
+    });
+    const live = s.run(10, () => liveHeld, "live");
+    let turned = false;
+    const batch = s.run(
+      100,
+      async (_seq, adm) => {
+        await adm.turn();
+        turned = true;
+      },
+      "batch",
+    );
+    await tick();
+    expect(turned).toBe(false);
+    liveEnd();
+    await Promise.all([live, batch]);
+    expect(turned).toBe(true);
+
+    const single = new LaneScheduler([["only"]]);
+    let release!: () => void;
+    const first = single.run(
+      10,
+      async (_seq, adm) => {
+        await adm.turn();
+        await new Promise<void>((r) => {
+          release = r;
+        });
+      },
+      "batch",
+    );
+    await tick();
+    const waitingLive = single.run(10, async () => "live", "live");
+    release();
+    expect(await waitingLive).toBe("live");
+    await first;
   });
 });
