@@ -75,7 +75,14 @@ if (o.build) {
   for (const line of buildSet(set as "real" | "computed")) log(line);
   process.exit(0);
 }
-const version: GpuVersion = o.model ? gpuVersion(o.model) : fail("--model <exact version> is required");
+const exact = (id: string): GpuVersion => {
+  try {
+    return gpuVersion(id);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+};
+const version = o.model ? exact(o.model) : fail("--model <exact version> is required");
 const served = servedCalibration(version);
 const framing = o.framing ?? served.framing;
 const every = Number(o.every);
@@ -110,7 +117,7 @@ try {
   const count = (xs: typeof items) =>
     TYPES.map((t) => `${t} ${xs.filter((i) => i.type === t).length}`).join(", ");
   log(
-    `${set} set${every > 1 ? `, every ${every}th item per type` : ""}: held-out ${count(held)}; train ${count(train)}`,
+    `${set} set${every > 1 ? `, 1 item in ${every} per type` : ""}: held-out ${count(held)}; train ${count(train)}`,
   );
 
   const rows: Answered[] = [];
@@ -120,7 +127,7 @@ try {
     log(`${label}: ${held.length} answered in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   };
   if (o.compare) {
-    const other = gpuVersion(o.compare);
+    const other = exact(o.compare);
     const cal = servedCalibration(other);
     await ask(other, cal, `${other.id} (${cal.version})`);
   }
