@@ -1,8 +1,9 @@
 // Slow lane (`npm run test:slow`, a CI step of its own): the largest request the catalogue allows, end to
-// end through the edge and the REAL GPU worker with its default context. On this CPU a 16k-token state
-// takes about a minute to prefill; the edge's GPU deadline grows with the request's tokens. It runs on svc-1.4.0
-// (SmolLM2-135M): on svc-1.5.0 (the 1.5B model, the alias since issue 29) the same request needs more than the
-// edge's 240 s dispatch budget on this 2-core CPU, a known gap (docs/decisions.md, "svc-1.5.0").
+// end through the edge and the REAL GPU worker with its default context. The edge's deadline comes from the
+// worker's measured speed, under the 15-minute dispatch ceiling, while the call's slot and idempotency lease are
+// renewed (issue 30). CI runs it on svc-1.4.0 (SmolLM2-135M, ~1–2 minutes here); `MAX_REQUEST_MODEL=svc-1`
+// runs it on the default alias (svc-1.5.0, the 1.5B model: many minutes on a 2-core CPU; its time is in
+// docs/benchmarks.md).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
 import type { EdgeWorker } from "../../scripts/stack/edge-worker";
@@ -30,7 +31,7 @@ function maximalState(): string {
 }
 
 describe("'Every request the spec allows is served' (slow lane, real model)", () => {
-  it("a request near 16,384 billable tokens with 32 questions is answered by the GPU, billed exactly (or, past the dispatch budget on a slow CPU, refused as capacity and charged nothing)", async () => {
+  it("a request near 16,384 billable tokens with 32 questions is answered by the GPU within the ceiling, billed exactly", async () => {
     const acct = await seed();
     const secret = acct.keys[0]!.secret;
     await credit(edge.url, acct.accountId, 1_000_000_000);
@@ -41,11 +42,12 @@ describe("'Every request the spec allows is served' (slow lane, real model)", ()
       ]),
     );
     let state = maximalState();
-    const model = "svc-1.4.0";
+    const model = process.env.MAX_REQUEST_MODEL ?? "svc-1.4.0";
     // A small call first, as any live pool has served: the edge learns the worker's measured speed and takes
     // the long call's deadline from it (issue 30) instead of the fixed per-token guess.
     const warm = await decide(edge.url, secret, { model, state: "warm up", questions, fallback: "never" });
     expect(warm.status, warm.text).toBe(200);
+    const started = performance.now();
     let res = await decide(edge.url, secret, { model, state, questions, fallback: "never" });
     // Trim the state until the request fits the billable maximum exactly as the edge counts it.
     while (res.status === 413) {
@@ -55,15 +57,9 @@ describe("'Every request the spec allows is served' (slow lane, real model)", ()
     const warmCharge = (warm.json.usage as { charge_micro_cents: number }).charge_micro_cents;
     const balance = async () =>
       ((await balanceOf(edge.url, secret)).balance_micro_cents as number) + warmCharge;
-    if (res.status === 503) {
-      // KNOWN GAP (issue 30, item 2): on a 2-core CPU the maximal request can outlast the edge's 240 s dispatch
-      // budget, which is not yet renewed while the worker progresses. Then it must be refused as capacity and
-      // charged nothing.
-      console.warn(`max-request: 503 after the dispatch budget on this machine: ${res.text}`);
-      expect(res.json).toMatchObject({ error: { type: "unavailable", code: "no_capacity" } });
-      expect(await balance()).toBe(1_000_000_000);
-      return;
-    }
+    console.log(
+      `max-request on ${model}: ${res.status} after ${Math.round((performance.now() - started) / 1000)} s`,
+    );
     expect(res.status, res.text).toBe(200);
     const usage = res.json.usage as { input_tokens: number; charge_micro_cents: number };
     expect(usage.input_tokens).toBeGreaterThan(14_000);
@@ -71,5 +67,5 @@ describe("'Every request the spec allows is served' (slow lane, real model)", ()
     expect(res.json).toMatchObject({ served_by: "gpu" });
     expect(Object.keys(res.json.answers as object)).toHaveLength(32);
     expect(await balance()).toBe(1_000_000_000 - usage.charge_micro_cents);
-  }, 900_000);
+  }, 1_200_000);
 });
