@@ -80,6 +80,8 @@ interface WorkerState {
   announcedLoad: number;
   /** Per version, the speed and queued work the worker last reported (its answers' header, `/readyz`). */
   load: Map<string, WorkerLoad & { at: number }>;
+  /** Whether `/readyz` was asked for the load yet (once: a worker that reports none keeps the fixed deadline). */
+  loadAsked: boolean;
 }
 
 /** Where a call may go: the exact version, and for a replay the numerics class of the original. */
@@ -155,6 +157,7 @@ export class GpuPool {
         announcedAt: 0,
         announcedLoad: 0,
         load: new Map(),
+        loadAsked: false,
       };
       this.states.set(m.url, w);
     }
@@ -236,7 +239,12 @@ export class GpuPool {
         break;
       }
       if (!(await this.accepts(w, at))) continue;
-      // What the worker last reported (its answers, or the `/readyz` probe just made) sets the deadline.
+      // What the worker last reported (its answers, or its `/readyz`) sets the deadline. Not known yet in this
+      // isolate: ask once, so a first call is not cut by the fixed guess (a slow version on CPU outlasts it).
+      if (budget.tokens !== undefined && !w.load.has(req.model) && !w.loadAsked) {
+        w.loadAsked = true;
+        if (!(await this.probe(w)) || !(await this.accepts(w, at))) continue;
+      }
       const load = w.load.get(req.model);
       const bySpeed =
         budget.tokens === undefined || !load
@@ -246,7 +254,8 @@ export class GpuPool {
               wait_tokens: waitSeconds(load, load.at) * load.tokens_per_second,
             });
       const left = (budget.deadlineAt ?? Infinity) - Date.now();
-      const timeoutMs = Math.min(bySpeed ?? budget.timeoutMs ?? this.timeoutMs, left);
+      // Whole milliseconds: AbortSignal.timeout refuses a fraction (a RangeError in Node).
+      const timeoutMs = Math.max(1, Math.ceil(Math.min(bySpeed ?? budget.timeoutMs ?? this.timeoutMs, left)));
       if (load && load.tokens_per_second > 0) {
         const wait = waitSeconds(load, load.at);
         if (wait * 1000 >= left) {

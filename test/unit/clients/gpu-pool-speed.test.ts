@@ -15,9 +15,11 @@ import { ApiError } from "../../../workers/errors";
 
 // A worker that reports its speed and queue like gpu-worker/src/server.ts (header on answers, `load` on /readyz).
 let calls = 0;
+let probes = 0;
 let load: WorkerLoad = { tokens_per_second: 200, queued_tokens: 0, wait_tokens: 0, lanes: 2 };
 const worker: Server = createServer(async (req, res) => {
   if (req.url === "/readyz") {
+    probes++;
     res.writeHead(200, { "content-type": "application/json" });
     const ready = {
       ready: true,
@@ -51,6 +53,7 @@ afterAll(() => {
 });
 beforeEach(() => {
   calls = 0;
+  probes = 0;
   load = { tokens_per_second: 200, queued_tokens: 0, wait_tokens: 0, lanes: 2 };
 });
 
@@ -127,6 +130,19 @@ describe("honest refusals: no_capacity at once, retry-after = queued work ÷ spe
     await pool.score(req(), { tokens: 10, timeoutMs: 5_000, deadlineAt: Date.now() + 1_000 });
     await pool.score(req(), { tokens: 10, timeoutMs: 5_000, deadlineAt: Date.now() + 1_000 });
     expect(calls).toBe(2);
+  });
+});
+
+describe("the first call to a worker already has its measured deadline", () => {
+  it("its speed is asked on /readyz once before the first call (not the fixed per-token guess a slow version outlasts)", async () => {
+    load = { tokens_per_second: 100, queued_tokens: 4000, wait_tokens: 3000, lanes: 2 };
+    const pool = new GpuPool([url], "secret-secret-secret");
+    const err = await pool.score(req(), { tokens: 10, deadlineAt: Date.now() + 20_000 }).catch((e) => e);
+    expect(probes).toBe(1);
+    expect(calls).toBe(0); // the load it learned says the queue outlasts this deadline
+    expect(err).toMatchObject({ reason: "no_capacity", retryAfter: 30 });
+    await pool.score(req(), { tokens: 10, deadlineAt: Date.now() + 240_000 });
+    expect([probes, calls]).toEqual([1, 1]);
   });
 });
 
