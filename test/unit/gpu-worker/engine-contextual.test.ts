@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { applyCalibration, type Calibration, subtractContentFree } from "../../../gpu-worker/src/calibration";
 import { Engine } from "../../../gpu-worker/src/engine";
-import type { RawScores, Scorer } from "../../../gpu-worker/src/scorer";
+import type { Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
-import { STUB_NUMERICS } from "../../support/stub-numerics";
+import { scorerStandIn } from "../../support/scorer-stand-in";
 
 const identity = { temperature: 1, bias: [] as number[] };
 const cal = (contextual: boolean): Calibration => ({
@@ -27,26 +27,15 @@ const questions: ScoreQuestion[] = [
 ];
 
 /** A scorer stand-in: [yes, no] = [-1, -2] on any real state, [-3, -1] on the content-free state. */
-function fakeScorer(seen: string[]): Scorer {
-  const raw = (state: string, qs: ScoreQuestion[]): RawScores => ({
-    scores: qs.map((q) => (q.type === "check" ? (state === "N/A" ? [-3, -1] : [-1, -2]) : [-1, -1])),
-    tokensPerOutcome: qs.map(() => [1, 1]),
-    meter: { tokens_evaluated: 10, tokens_reused: 0 },
+const fakeScorer = (seen: string[]): Scorer =>
+  scorerStandIn((state, qs, _framing, call) => {
+    if (call === "rawScores") seen.push(state);
+    return {
+      scores: qs.map((q) => (q.type === "check" ? (state === "N/A" ? [-3, -1] : [-1, -2]) : [-1, -1])),
+      tokensPerOutcome: qs.map(() => [1, 1]),
+      meter: { tokens_evaluated: 10, tokens_reused: 0 },
+    };
   });
-  return {
-    model: undefined as never,
-    contextSize: 1024,
-    numerics: STUB_NUMERICS,
-    prepare: (state, qs) => ({ peakTokens: 1, state, qs }) as never,
-    score: async (p) =>
-      raw((p as unknown as { state: string }).state, (p as unknown as { qs: ScoreQuestion[] }).qs),
-    rawScores: async (state, qs) => {
-      seen.push(state);
-      return raw(state, qs);
-    },
-    close: async () => {},
-  };
-}
 
 describe("contextual (content-free) calibration", () => {
   it("subtracts outcome by outcome; an unreachable outcome keeps its raw score", () => {

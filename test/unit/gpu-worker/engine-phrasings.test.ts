@@ -4,7 +4,7 @@ import { Engine } from "../../../gpu-worker/src/engine";
 import { PHRASINGS } from "../../../gpu-worker/src/phrasings";
 import type { RawScores, Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
-import { STUB_NUMERICS } from "../../support/stub-numerics";
+import { scorerStandIn } from "../../support/scorer-stand-in";
 
 const identity = { temperature: 1, bias: [] as number[] };
 const cal: Calibration = {
@@ -47,22 +47,7 @@ function fakeScorer(calls: { state: string; n: number; prompts: string[] }[]): S
       meter: { tokens_evaluated: 10, tokens_reused: 0 },
     };
   };
-  return {
-    model: undefined as never,
-    contextSize: 1024,
-    numerics: STUB_NUMERICS,
-    prepare: (state, qs, framing) => ({ peakTokens: 1, state, qs, framing }) as never,
-    score: async (p) => {
-      const x = p as unknown as {
-        state: string;
-        qs: ScoreQuestion[];
-        framing: Parameters<Scorer["rawScores"]>[2];
-      };
-      return raw(x.state, x.qs, x.framing);
-    },
-    rawScores: async (state, qs, framing) => raw(state, qs, framing),
-    close: async () => {},
-  };
+  return scorerStandIn(raw);
 }
 
 describe("phrasings averaged after one state prefix", () => {

@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { cachingScorer, scoreKey } from "../../../gpu-worker/eval/score-cache";
 import { everyNth } from "../../../gpu-worker/eval/sets";
 import { getFraming } from "../../../gpu-worker/src/framings";
-import type { RawScores, Scorer } from "../../../gpu-worker/src/scorer";
+import type { Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
-import { STUB_NUMERICS } from "../../support/stub-numerics";
+import { scorerStandIn } from "../../support/scorer-stand-in";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-eval-cache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,26 +23,15 @@ const A = check("a", "Is it spam?");
 const B = check("b", "Is it about money?");
 
 /** A stand-in model: scores are [−len(instructions), −∞]; records the questions of every request. */
-function stub(calls: string[][]): Scorer {
-  const raw = (qs: ScoreQuestion[]): RawScores => ({
-    scores: qs.map((q) => [-q.instructions.length, Number.NEGATIVE_INFINITY]),
-    tokensPerOutcome: qs.map(() => [1, 1]),
-    meter: { tokens_evaluated: 3, tokens_reused: 0 },
+const stub = (calls: string[][]): Scorer =>
+  scorerStandIn((_state, qs) => {
+    calls.push(qs.map((q) => q.instructions));
+    return {
+      scores: qs.map((q) => [-q.instructions.length, Number.NEGATIVE_INFINITY]),
+      tokensPerOutcome: qs.map(() => [1, 1]),
+      meter: { tokens_evaluated: 3, tokens_reused: 0 },
+    };
   });
-  return {
-    model: undefined as never,
-    contextSize: 1024,
-    numerics: STUB_NUMERICS,
-    prepare: (_state, qs) => ({ peakTokens: 1, costTokens: 1, qs }) as never,
-    score: async (p) => {
-      const qs = (p as unknown as { qs: ScoreQuestion[] }).qs;
-      calls.push(qs.map((q) => q.instructions));
-      return raw(qs);
-    },
-    rawScores: async (_state, qs) => raw(qs),
-    close: async () => {},
-  };
-}
 
 describe("the eval's score cache", () => {
   it("sends only the questions it lacks, in one request; a re-run reads everything (−∞ too) without the model", async () => {
