@@ -22,20 +22,20 @@ export interface Admission<S> {
   lane: Lane<S>;
   priority: Priority;
   evaluated(tokens: number): void;
-  /** Resolves when this request may decode next: at once for a live one; for a batch one, once no live one is active in its lane. */
+  /** Resolves when this request may decode: a live one at once, a batch one once no live one is active in its lane. */
   turn(): Promise<void>;
 }
 
 /**
- * Admission by cost, live before batch. A live request (a decide) goes to the lane with the least pending live
- * tokens (ties: the least pending in all, then the lowest index) and waits there for a sequence ahead of every
- * batch request; batch requests (evaluation items) hold at most all but one sequence of a lane (of a lane with one sequence, it), and each lane's
- * decodes run live first, each class FIFO, under its mutex, and a batch request decodes only while no live
- * request is active in its lane (so a live request never waits behind more than the one batch chunk running). A batch request goes to the lane with the least
- * pending tokens. Starvation bound for live requests: a live request starts once the live work queued ahead of
- * it in its lane is done, plus the one batch decode (one chunk) running when it came; so it waits at most
- * (its lane's pending live tokens when admitted) ÷ (the lane's speed) plus one chunk. Batch requests wait for
- * the live work, so under unbroken live load they wait as long as it lasts (evaluations are background work).
+ * Admission by cost, live before batch. A live request (a decide) goes to the lane with the least live work ahead
+ * of it (ties: the least pending in all, then the lowest index) and waits there for a sequence ahead of every
+ * batch request. Batch requests (evaluation items) go to the lane with the least pending tokens and hold at most
+ * all but one sequence of a lane (of a lane with one sequence, it). Each lane's decodes run under its mutex, live
+ * first, each class FIFO, and a batch request decodes only while no live request is active in its lane, so a live
+ * request never waits behind more than the one batch chunk running when it came. Starvation bound for a live
+ * request: it waits at most (its lane's pending live tokens when admitted) ÷ (the lane's speed) plus one chunk.
+ * Batch requests wait for the live work, so under unbroken live load they wait as long as it lasts (evaluations
+ * are background work).
  */
 export class LaneScheduler<S> {
   readonly lanes: Lane<S>[];
@@ -103,7 +103,7 @@ export class LaneScheduler<S> {
   }
 }
 
-/** The work a live request admitted to `lane` waits behind: the live work, or all of it when a batch request may hold the lane's only sequence. */
+/** What a live request in `lane` waits behind: its live work, or all of it when a batch item may hold its only sequence. */
 function liveAhead<S>(lane: Lane<S>): number {
   return lane.sequences > 1 ? lane.pendingLive : lane.pending;
 }
