@@ -103,7 +103,7 @@ export class LaneScheduler<S> {
   }
 }
 
-/** What a live request in `lane` waits behind: its live work, or all of it when a batch item may hold its only sequence. */
+/** What a live request in `lane` waits behind: its live work, or all when a batch item may hold its only sequence. */
 function liveAhead<S>(lane: Lane<S>): number {
   return lane.sequences > 1 ? lane.pendingLive : lane.pending;
 }
