@@ -91,7 +91,8 @@ describe.skipIf(!CHROMIUM)(
 
       await page.getByRole("link", { name: "Evaluate" }).click();
       await page.waitForURL(url("/console/evaluate"));
-      expect(await page.locator("main").textContent()).toContain("kept 30 days");
+      // The page renders after navigation: wait for it, not for the markup served before its script ran.
+      await expect.poll(() => page.locator("main").textContent()).toContain("kept 30 days");
 
       await run("tickets on 1.3", "svc-1.3.0");
       const questions = page.locator("#evaluation section.question");
