@@ -4,13 +4,16 @@
  * gives `@node-llama-cpp/linux-x64` a binding folder with that one variant; a child process run with
  * `--preserve-symlinks` loads it, measures prefill on the default model and fingerprints one next-token
  * distribution. The project's own node_modules are not touched. Ratios are against the pinned variant, measured
- * in the same run.
+ * in the same run. The model is the default alias's weights (`BENCH_MODEL=svc-1.4.0` measures another version's).
+ *
+ * Usage: npm run bench:cpu-variants -- [repeats] [variant,variant,…]
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { defaultModelPath } from "../gpu-worker/src/model-check";
+import { scorerGroups } from "../gpu-worker/src/model-files";
+import { ALIASES } from "../schema/models";
 // @ts-expect-error: plain ESM script without types
 import { PINNED_CPU_VARIANT, runnableVariants } from "../scripts/ggml-cpu-pin.mjs";
 
@@ -23,6 +26,8 @@ const THREADS = [1];
 const REPEATS = Number(process.argv[2] ?? 3);
 /** Variants to compare with the pinned one (default: every other one this CPU runs; `x64` is scalar and slow). */
 const ONLY = process.argv[3]?.split(",");
+const VERSION = process.env.BENCH_MODEL ?? (ALIASES["svc-1"] as string);
+const MODEL_PATH = (scorerGroups([VERSION])[0] as { path: string }).path;
 
 /** A lab whose only ggml CPU variant is `variant` (taken from the binding folder or where the pin parked it). */
 function lab(variant: string): string {
@@ -61,7 +66,7 @@ function probe(variant: string): Probe {
         "--preserve-symlinks",
         "--preserve-symlinks-main",
         join(dir, "probe.mjs"),
-        defaultModelPath(),
+        MODEL_PATH,
         LENGTHS.join(","),
         THREADS.join(","),
         String(REPEATS),
@@ -80,7 +85,7 @@ const variants = (runnableVariants() as string[]).filter(
 const pinned = probe(PINNED_CPU_VARIANT);
 const rows = [pinned, ...variants.map(probe)];
 console.log(
-  `${cpus().length} × ${cpus()[0]?.model}; runnable variants: ${[PINNED_CPU_VARIANT, ...variants].join(", ")}`,
+  `${cpus().length} × ${cpus()[0]?.model}; ${VERSION} (${MODEL_PATH}); variants: ${[PINNED_CPU_VARIANT, ...variants].join(", ")}`,
 );
 console.log(
   `| variant loaded | ${THREADS.flatMap((t) => LENGTHS.map((n) => `${n} tok, t${t}: tok/s (× pinned)`)).join(" | ")} | fingerprint t1 | fingerprint t2 |`,
