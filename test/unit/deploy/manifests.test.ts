@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { parseAllDocuments } from "yaml";
+import { DISPATCH_CEILING_MS } from "../../../workers/clients/engine";
 import { edgeVars, gpuWorkerVars, ROOT } from "./code-vars";
 
 interface K8sDoc {
@@ -78,6 +79,33 @@ describe("Kubernetes manifests (deploy/gpu-worker)", () => {
     expect(conf).toContain(host.replaceAll(".", "\\."));
     expect(conf).toContain("$pod.svc-gpu-worker.svc-gpu.svc.cluster.local:8788");
   });
+
+  it("the gateway turns a pod that does not answer into a 503 and never cuts a call before the edge does", () => {
+    const conf = (find("ConfigMap", "svc-gpu-gateway") as { data: Record<string, string> }).data[
+      "default.conf"
+    ]!;
+    // nginx's own 502/504 would be a worker answering wrongly to the pool (a fault, no other worker tried).
+    const page = /error_page 502 504 = (@\w+);/.exec(conf)?.[1];
+    expect(page).toBeDefined();
+    expect(conf).toMatch(new RegExp(`location ${page} \\{[^}]*return 503 `));
+    const read = Number(/proxy_read_timeout (\d+)s;/.exec(conf)?.[1]);
+    expect(read * 1000).toBeGreaterThanOrEqual(DISPATCH_CEILING_MS);
+  });
+
+  it("a pod's lanes × threads fit its CPU request, and the in-flight threshold is under its sequences", () => {
+    const worker = containersOf(find("StatefulSet", "svc-gpu-worker")!)[0]! as Container & {
+      resources: { requests: { cpu: string } };
+    };
+    const value = (n: string) => Number(worker.env?.find((e) => e.name === n)?.value);
+    const [lanes, threads, sequences] = ["SVC_LANES", "SVC_THREADS", "SVC_SEQUENCES"].map(value);
+    expect([lanes, threads, sequences].every((n) => Number.isInteger(n) && n! > 0)).toBe(true);
+    expect(lanes! * threads!).toBeLessThanOrEqual(Number(worker.resources.requests.cpu));
+    const so = find("ScaledObject", "svc-gpu-worker")!;
+    const inFlight = (
+      so.spec as { triggers: { metadata: { query: string; threshold: string } }[] }
+    ).triggers.find((t) => t.metadata.query.includes("svc_engine_in_flight"));
+    expect(Number(inFlight?.metadata.threshold)).toBeLessThan(lanes! * sequences!);
+  });
 });
 
 describe("gpu-worker/Dockerfile", () => {
@@ -100,7 +128,12 @@ describe("wrangler.toml, environment production", () => {
       "EVALUATIONS",
       "LEDGER",
     ]);
-    expect(cfg.triggers.crons?.length).toBe(3);
+    // The crons workers/index.ts dispatches on (its CRONS; read as text: the module needs the Workers runtime).
+    const index = readFileSync(join(ROOT, "workers/index.ts"), "utf8");
+    const crons = /export const CRONS = \{([\s\S]*?)\n\}/.exec(index)?.[1] ?? "";
+    const dispatched = [...crons.matchAll(/^\s+\w+: "([^"]+)",/gm)].map((m) => m[1]);
+    expect(dispatched).toHaveLength(3);
+    expect([...(cfg.triggers.crons ?? [])].sort()).toEqual(dispatched.sort());
     const reads = edgeVars();
     expect(Object.keys(cfg.vars).filter((n) => !reads.has(n))).toEqual([]);
     expect(cfg.vars.ENVIRONMENT).toBe("production");
