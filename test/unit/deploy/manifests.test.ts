@@ -118,6 +118,24 @@ describe("gpu-worker/Dockerfile", () => {
     const reads = gpuWorkerVars();
     expect(names.filter((n) => !reads.has(n))).toEqual([]);
   });
+
+  it("a container started from the image alone is sized as a pod of the StatefulSet", () => {
+    const text = readFileSync(join(ROOT, "gpu-worker/Dockerfile"), "utf8");
+    const image = Object.fromEntries(
+      [...text.matchAll(/^ENV (.+)$/gm)].flatMap((m) =>
+        [...m[1]!.matchAll(/([A-Z][A-Z0-9_]*)=(\S+)/g)].map((x) => [x[1], x[2]]),
+      ),
+    );
+    const pod = containersOf(find("StatefulSet", "svc-gpu-worker")!)[0]!.env ?? [];
+    for (const name of ["SVC_LANES", "SVC_THREADS", "SVC_SEQUENCES"])
+      expect([name, image[name]]).toEqual([name, pod.find((e) => e.name === name)?.value]);
+  });
+
+  it("runs the weights pull with a plain pip (the scripts run $PIP as one program, not a command line)", () => {
+    const text = readFileSync(join(ROOT, "gpu-worker/Dockerfile"), "utf8");
+    expect(text).toMatch(/^RUN .*npm run model:pull$/m);
+    expect(text).not.toMatch(/PIP="[^"]* [^"]*"/);
+  });
 });
 
 describe("wrangler.toml, environment production", () => {
