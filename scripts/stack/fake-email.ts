@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { guarded } from "./guarded";
 import { readBody } from "./read-body";
 
 export interface CapturedEmail {
@@ -34,50 +35,52 @@ export async function startFakeEmail(opts: { port?: number; apiKey?: string } = 
     to === undefined
       ? [...messages]
       : messages.filter((m) => m.to.some((t) => t.toLowerCase() === to.toLowerCase()));
-  const server: Server = createServer(async (req, res) => {
-    const send = (status: number, json: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(json));
-    };
-    const url = new URL(req.url ?? "/", "http://fake");
-    if (url.pathname === "/__inbox" && req.method === "GET")
-      return send(200, { data: inbox(url.searchParams.get("to") ?? undefined) });
-    if (url.pathname === "/__inbox" && req.method === "DELETE") {
-      messages.length = 0;
-      return send(200, { deleted: true });
-    }
-    if (url.pathname !== "/emails" || req.method !== "POST")
-      return send(404, { name: "not_found", message: "Not found" });
-    if (req.headers.authorization !== `Bearer ${apiKey}`)
-      return send(401, {
-        statusCode: 401,
-        name: "missing_api_key",
-        message: "Missing API key in the authorization header",
+  const server: Server = createServer(
+    guarded(async (req, res) => {
+      const send = (status: number, json: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(json));
+      };
+      const url = new URL(req.url ?? "/", "http://fake");
+      if (url.pathname === "/__inbox" && req.method === "GET")
+        return send(200, { data: inbox(url.searchParams.get("to") ?? undefined) });
+      if (url.pathname === "/__inbox" && req.method === "DELETE") {
+        messages.length = 0;
+        return send(200, { deleted: true });
+      }
+      if (url.pathname !== "/emails" || req.method !== "POST")
+        return send(404, { name: "not_found", message: "Not found" });
+      if (req.headers.authorization !== `Bearer ${apiKey}`)
+        return send(401, {
+          statusCode: 401,
+          name: "missing_api_key",
+          message: "Missing API key in the authorization header",
+        });
+      let body: Partial<CapturedEmail> & { to?: string | string[] };
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch {
+        return send(422, { statusCode: 422, name: "validation_error", message: "Invalid JSON" });
+      }
+      const to = Array.isArray(body.to) ? body.to : body.to ? [body.to] : [];
+      if (!body.from || to.length === 0 || !body.subject)
+        return send(422, {
+          statusCode: 422,
+          name: "validation_error",
+          message: "from, to and subject are required",
+        });
+      const id = randomUUID();
+      messages.push({
+        id,
+        from: body.from,
+        to,
+        subject: body.subject,
+        text: body.text ?? "",
+        created_at: new Date().toISOString(),
       });
-    let body: Partial<CapturedEmail> & { to?: string | string[] };
-    try {
-      body = JSON.parse(await readBody(req));
-    } catch {
-      return send(422, { statusCode: 422, name: "validation_error", message: "Invalid JSON" });
-    }
-    const to = Array.isArray(body.to) ? body.to : body.to ? [body.to] : [];
-    if (!body.from || to.length === 0 || !body.subject)
-      return send(422, {
-        statusCode: 422,
-        name: "validation_error",
-        message: "from, to and subject are required",
-      });
-    const id = randomUUID();
-    messages.push({
-      id,
-      from: body.from,
-      to,
-      subject: body.subject,
-      text: body.text ?? "",
-      created_at: new Date().toISOString(),
-    });
-    send(200, { id });
-  });
+      send(200, { id });
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

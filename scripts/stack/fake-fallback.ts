@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { guarded } from "./guarded";
 import { readBody } from "./read-body";
 
 export type FakeFallbackMode = "ok" | "error" | "filter";
@@ -48,63 +49,72 @@ const FILTERS = {
 export async function startFakeFallback(port = 0): Promise<FakeFallback> {
   let mode: FakeFallbackMode = "ok";
   let calls = 0;
-  const server: Server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    const send = (status: number, json: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(json));
-    };
-    if (req.url === "/__control" && req.method === "POST") {
-      mode = (JSON.parse(body) as { mode: FakeFallbackMode }).mode;
-      return send(200, { mode });
-    }
-    if (req.url === "/__stats") return send(200, { calls, mode });
-    if (req.method !== "POST" || !(req.url ?? "").split("?")[0]?.endsWith("/chat/completions"))
-      return send(404, { error: { code: "404", message: "Resource not found" } });
-    calls++;
-    if (!req.headers["api-key"] && !req.headers.authorization)
-      return send(401, { error: { code: "401", message: "Access denied due to invalid subscription key." } });
-    if (mode === "error")
-      return send(500, { error: { code: "InternalServerError", message: "fake failure" } });
-    if (mode === "filter")
-      return send(400, {
-        error: { code: "content_filter", message: "The response was filtered", param: "prompt", status: 400 },
+  const server: Server = createServer(
+    guarded(async (req, res) => {
+      const body = await readBody(req);
+      const send = (status: number, json: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(json));
+      };
+      if (req.url === "/__control" && req.method === "POST") {
+        mode = (JSON.parse(body) as { mode: FakeFallbackMode }).mode;
+        return send(200, { mode });
+      }
+      if (req.url === "/__stats") return send(200, { calls, mode });
+      if (req.method !== "POST" || !(req.url ?? "").split("?")[0]?.endsWith("/chat/completions"))
+        return send(404, { error: { code: "404", message: "Resource not found" } });
+      calls++;
+      if (!req.headers["api-key"] && !req.headers.authorization)
+        return send(401, {
+          error: { code: "401", message: "Access denied due to invalid subscription key." },
+        });
+      if (mode === "error")
+        return send(500, { error: { code: "InternalServerError", message: "fake failure" } });
+      if (mode === "filter")
+        return send(400, {
+          error: {
+            code: "content_filter",
+            message: "The response was filtered",
+            param: "prompt",
+            status: 400,
+          },
+        });
+      const parsed = JSON.parse(body) as { messages: Array<{ content: string }>; top_logprobs?: number };
+      const prompt = parsed.messages.map((m) => m.content).join("\n");
+      const top = topLogprobs(prompt, Math.min(parsed.top_logprobs ?? 0, 20));
+      const first = top[0] ?? { token: "A", logprob: 0, bytes: [65] };
+      const promptTokens = Math.ceil(prompt.length / 4);
+      send(200, {
+        id: `chatcmpl-${createHash("sha1").update(prompt).digest("hex").slice(0, 29)}`,
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: "gpt-4o-2024-11-20",
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: FILTERS }],
+        choices: [
+          {
+            index: 0,
+            finish_reason: "length",
+            message: { role: "assistant", content: first.token, refusal: null, annotations: [] },
+            logprobs: { content: [{ ...first, top_logprobs: top }], refusal: null },
+            content_filter_results: FILTERS,
+          },
+        ],
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: 1,
+          total_tokens: promptTokens + 1,
+          prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+          completion_tokens_details: {
+            reasoning_tokens: 0,
+            audio_tokens: 0,
+            accepted_prediction_tokens: 0,
+            rejected_prediction_tokens: 0,
+          },
+        },
+        system_fingerprint: "fp_fake0000",
       });
-    const parsed = JSON.parse(body) as { messages: Array<{ content: string }>; top_logprobs?: number };
-    const prompt = parsed.messages.map((m) => m.content).join("\n");
-    const top = topLogprobs(prompt, Math.min(parsed.top_logprobs ?? 0, 20));
-    const first = top[0] ?? { token: "A", logprob: 0, bytes: [65] };
-    const promptTokens = Math.ceil(prompt.length / 4);
-    send(200, {
-      id: `chatcmpl-${createHash("sha1").update(prompt).digest("hex").slice(0, 29)}`,
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
-      model: "gpt-4o-2024-11-20",
-      prompt_filter_results: [{ prompt_index: 0, content_filter_results: FILTERS }],
-      choices: [
-        {
-          index: 0,
-          finish_reason: "length",
-          message: { role: "assistant", content: first.token, refusal: null, annotations: [] },
-          logprobs: { content: [{ ...first, top_logprobs: top }], refusal: null },
-          content_filter_results: FILTERS,
-        },
-      ],
-      usage: {
-        prompt_tokens: promptTokens,
-        completion_tokens: 1,
-        total_tokens: promptTokens + 1,
-        prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-        completion_tokens_details: {
-          reasoning_tokens: 0,
-          audio_tokens: 0,
-          accepted_prediction_tokens: 0,
-          rejected_prediction_tokens: 0,
-        },
-      },
-      system_fingerprint: "fp_fake0000",
-    });
-  });
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const { port: bound } = server.address() as AddressInfo;
   return {

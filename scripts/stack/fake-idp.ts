@@ -9,6 +9,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose";
+import { guarded } from "./guarded";
 import { readBody } from "./read-body";
 
 export interface FakeIdp {
@@ -52,78 +53,82 @@ export async function startFakeIdp(opts: { port?: number; clientId?: string } = 
     return jwt.sign(privateKey);
   };
 
-  const server: Server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const send = (status: number, json: unknown) => {
-      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
-      res.end(JSON.stringify(json));
-    };
-    if (url.pathname === "/.well-known/openid-configuration")
-      return send(200, {
-        issuer,
-        authorization_endpoint: `${issuer}/authorize`,
-        token_endpoint: `${issuer}/token`,
-        jwks_uri: `${issuer}/jwks`,
-        id_token_signing_alg_values_supported: ["RS256"],
-        code_challenge_methods_supported: ["S256"],
-      });
-    if (url.pathname === "/jwks")
-      return jwksMode === "ok" ? send(200, { keys: [jwk] }) : send(503, { error: "down" });
-    if (url.pathname === "/authorize" && req.method === "GET") {
-      const q = url.searchParams;
-      const redirectUri = q.get("redirect_uri") ?? "";
-      if (
-        q.get("client_id") !== clientId ||
-        q.get("response_type") !== "code" ||
-        q.get("code_challenge_method") !== "S256" ||
-        !redirectUri
-      )
-        return send(400, { error: "invalid_request" });
-      const code = randomUUID();
-      codes.set(code, {
-        redirectUri,
-        clientId,
-        nonce: q.get("nonce") ?? undefined,
-        challenge: q.get("code_challenge") ?? "",
-        email: q.get("login_hint") ?? "demo@example.com",
-      });
-      const back = new URL(redirectUri);
-      back.searchParams.set("code", code);
-      back.searchParams.set("state", q.get("state") ?? "");
-      res.writeHead(302, { location: back.toString() });
-      return res.end();
-    }
-    if (url.pathname === "/token" && req.method === "POST") {
-      const form = new URLSearchParams(await readBody(req));
-      const grant = codes.get(form.get("code") ?? "");
-      codes.delete(form.get("code") ?? "");
-      const verifier = form.get("code_verifier") ?? "";
-      if (
-        !grant ||
-        form.get("grant_type") !== "authorization_code" ||
-        form.get("redirect_uri") !== grant.redirectUri ||
-        form.get("client_id") !== grant.clientId ||
-        b64url(createHash("sha256").update(verifier).digest()) !== grant.challenge
-      )
-        return send(400, { error: "invalid_grant" });
-      const idToken = await mint({ email: grant.email, ...(grant.nonce ? { nonce: grant.nonce } : {}) });
-      return send(200, {
-        access_token: randomUUID(),
-        token_type: "Bearer",
-        expires_in: 600,
-        id_token: idToken,
-      });
-    }
-    if (url.pathname === "/__mint" && req.method === "POST") {
-      const { exp, ...claims } = JSON.parse((await readBody(req)) || "{}") as JWTPayload & { email?: string };
-      return send(200, { id_token: await mint(claims, { expiresIn: exp === null ? null : undefined }) });
-    }
-    if (url.pathname === "/__control" && req.method === "POST") {
-      jwksMode = (JSON.parse(await readBody(req)) as { jwks: "ok" | "down" }).jwks;
-      return send(200, { jwks: jwksMode });
-    }
-    send(404, { error: "not_found" });
-  });
+  const server: Server = createServer(
+    guarded(async (req, res) => {
+      const url = new URL(req.url ?? "/", "http://fake");
+      const send = (status: number, json: unknown) => {
+        res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+        res.end(JSON.stringify(json));
+      };
+      if (url.pathname === "/.well-known/openid-configuration")
+        return send(200, {
+          issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `${issuer}/token`,
+          jwks_uri: `${issuer}/jwks`,
+          id_token_signing_alg_values_supported: ["RS256"],
+          code_challenge_methods_supported: ["S256"],
+        });
+      if (url.pathname === "/jwks")
+        return jwksMode === "ok" ? send(200, { keys: [jwk] }) : send(503, { error: "down" });
+      if (url.pathname === "/authorize" && req.method === "GET") {
+        const q = url.searchParams;
+        const redirectUri = q.get("redirect_uri") ?? "";
+        if (
+          q.get("client_id") !== clientId ||
+          q.get("response_type") !== "code" ||
+          q.get("code_challenge_method") !== "S256" ||
+          !redirectUri
+        )
+          return send(400, { error: "invalid_request" });
+        const code = randomUUID();
+        codes.set(code, {
+          redirectUri,
+          clientId,
+          nonce: q.get("nonce") ?? undefined,
+          challenge: q.get("code_challenge") ?? "",
+          email: q.get("login_hint") ?? "demo@example.com",
+        });
+        const back = new URL(redirectUri);
+        back.searchParams.set("code", code);
+        back.searchParams.set("state", q.get("state") ?? "");
+        res.writeHead(302, { location: back.toString() });
+        return res.end();
+      }
+      if (url.pathname === "/token" && req.method === "POST") {
+        const form = new URLSearchParams(await readBody(req));
+        const grant = codes.get(form.get("code") ?? "");
+        codes.delete(form.get("code") ?? "");
+        const verifier = form.get("code_verifier") ?? "";
+        if (
+          !grant ||
+          form.get("grant_type") !== "authorization_code" ||
+          form.get("redirect_uri") !== grant.redirectUri ||
+          form.get("client_id") !== grant.clientId ||
+          b64url(createHash("sha256").update(verifier).digest()) !== grant.challenge
+        )
+          return send(400, { error: "invalid_grant" });
+        const idToken = await mint({ email: grant.email, ...(grant.nonce ? { nonce: grant.nonce } : {}) });
+        return send(200, {
+          access_token: randomUUID(),
+          token_type: "Bearer",
+          expires_in: 600,
+          id_token: idToken,
+        });
+      }
+      if (url.pathname === "/__mint" && req.method === "POST") {
+        const { exp, ...claims } = JSON.parse((await readBody(req)) || "{}") as JWTPayload & {
+          email?: string;
+        };
+        return send(200, { id_token: await mint(claims, { expiresIn: exp === null ? null : undefined }) });
+      }
+      if (url.pathname === "/__control" && req.method === "POST") {
+        jwksMode = (JSON.parse(await readBody(req)) as { jwks: "ok" | "down" }).jwks;
+        return send(200, { jwks: jwksMode });
+      }
+      send(404, { error: "not_found" });
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   issuer = `http://127.0.0.1:${port}`;

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import Stripe from "stripe";
 import { freePort } from "./free-port";
+import { guarded } from "./guarded";
 import { readBody } from "./read-body";
 import { type CatalogueWorld, catalogueApi } from "./stripe-fake/catalogue";
 import { errorReply, HttpError } from "./stripe-fake/errors";
@@ -218,8 +219,8 @@ export async function startFakeStripe(
     return { ok: true };
   };
 
-  const server = createServer((req, res) => {
-    void (async () => {
+  const server = createServer(
+    guarded(async (req, res) => {
       const url = new URL(req.url ?? "/", base);
       const path = url.pathname.split("/").slice(1);
       const body = await readBody(req);
@@ -249,8 +250,8 @@ export async function startFakeStripe(
         const reply = errorReply(e);
         return json(res, reply.status, reply.body);
       }
-    })();
-  });
+    }),
+  );
   const sweep = setInterval(() => {
     for (const s of sessions.values()) if (s.status === "open" && s.expires_at <= nowSeconds()) expire(s);
   }, 1000);

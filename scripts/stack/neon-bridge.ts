@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import { freePort } from "./free-port";
+import { guarded } from "./guarded";
 import { NeonHttpExecutor } from "./neon-http";
 
 /** Neon's two local faces: the WebSocket proxy (`/v2?address=host:port`) and the HTTP SQL endpoint (`/sql`). */
@@ -31,13 +32,12 @@ export async function startNeonBridge(opts: NeonBridgeOptions = {}): Promise<Neo
   const http = new NeonHttpExecutor(wsProxy);
   const sockets = new Set<Socket>();
 
-  const server: Server = createServer((req, res) => {
-    if (req.method === "POST" && req.url?.split("?")[0] === "/sql") {
-      void handleSql(http, req, res);
-      return;
-    }
-    res.writeHead(404, { "content-type": "application/json" }).end('{"message":"not found"}');
-  });
+  const server: Server = createServer(
+    guarded((req, res) => {
+      if (req.method === "POST" && req.url?.split("?")[0] === "/sql") return handleSql(http, req, res);
+      res.writeHead(404, { "content-type": "application/json" }).end('{"message":"not found"}');
+    }),
+  );
 
   const wss = new WebSocketServer({ noServer: true });
   server.on("upgrade", (req, socket, head) => {

@@ -10,6 +10,7 @@ import { ALIASES } from "../../schema/models";
 import { SignatureVerifier } from "../../schema/signing";
 import { type EdgeWorker, startEdgeWorker } from "../../scripts/stack/edge-worker";
 import { type FakeFallback, startFakeFallback } from "../../scripts/stack/fake-fallback";
+import { guarded } from "../../scripts/stack/guarded";
 import { type SeedAccountOptions, type SeededAccount, seedAccount } from "../../scripts/stack/seed";
 import { stack, withStackDb } from "./stack-db";
 
@@ -159,63 +160,67 @@ export async function startStandInGpu(
   let calls = 0;
   const verifier = new SignatureVerifier(GPU_SECRET);
   const sockets = new Set<Socket>();
-  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.url === "/readyz") {
-      const ready = mode !== "kill";
-      if (!numericsClass) res.writeHead(ready ? 200 : 503).end("ok");
-      else {
-        const advert = { ready, numerics_class: numericsClass, models: [ALIASES["svc-1"]] };
-        res.writeHead(ready ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(advert));
+  const server: Server = createServer(
+    guarded(async (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url === "/readyz") {
+        const ready = mode !== "kill";
+        if (!numericsClass) res.writeHead(ready ? 200 : 503).end("ok");
+        else {
+          const advert = { ready, numerics_class: numericsClass, models: [ALIASES["svc-1"]] };
+          res
+            .writeHead(ready ? 200 : 503, { "content-type": "application/json" })
+            .end(JSON.stringify(advert));
+        }
+        return;
       }
-      return;
-    }
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
-    calls++;
-    const v = await verifier.verify(
-      { method: "POST", path: "/v1/score", body },
-      req.headers["x-svc-timestamp"] as string,
-      req.headers["x-svc-signature"] as string,
-    );
-    if (!v.ok) {
-      res
-        .writeHead(401, { "content-type": "application/json" })
-        .end(JSON.stringify({ error: "unauthorized", message: v.reason }));
-      return;
-    }
-    if (mode === "kill") {
-      // Dies mid-request: the connection is cut after the request was read, before any answer.
-      setTimeout(() => req.socket.destroy(), 50);
-      return;
-    }
-    if (mode === "overloaded") {
-      res
-        .writeHead(503, { "content-type": "application/json" })
-        .end(JSON.stringify({ error: "overloaded", message: "queue full" }));
-      return;
-    }
-    const parsed = ScoreRequestSchema.parse(JSON.parse(body));
-    if (parsed.numerics_class && parsed.numerics_class !== numericsClass) {
-      const message = `computes in ${numericsClass}, not ${parsed.numerics_class}`;
-      res
-        .writeHead(404, { "content-type": "application/json" })
-        .end(JSON.stringify({ error: "model_not_served", message }));
-      return;
-    }
-    const answer = () =>
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          model: parsed.model,
-          calibration: "cal-20261121-0",
-          answers: uniform(parsed),
-          meter: { tokens_evaluated: 1, tokens_reused: 0 },
-          ...(numericsClass && { numerics_class: numericsClass }),
-        }),
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks).toString("utf8");
+      calls++;
+      const v = await verifier.verify(
+        { method: "POST", path: "/v1/score", body },
+        req.headers["x-svc-timestamp"] as string,
+        req.headers["x-svc-signature"] as string,
       );
-    if (mode === "slow") setTimeout(answer, 300);
-    else answer();
-  });
+      if (!v.ok) {
+        res
+          .writeHead(401, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "unauthorized", message: v.reason }));
+        return;
+      }
+      if (mode === "kill") {
+        // Dies mid-request: the connection is cut after the request was read, before any answer.
+        setTimeout(() => req.socket.destroy(), 50);
+        return;
+      }
+      if (mode === "overloaded") {
+        res
+          .writeHead(503, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "overloaded", message: "queue full" }));
+        return;
+      }
+      const parsed = ScoreRequestSchema.parse(JSON.parse(body));
+      if (parsed.numerics_class && parsed.numerics_class !== numericsClass) {
+        const message = `computes in ${numericsClass}, not ${parsed.numerics_class}`;
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "model_not_served", message }));
+        return;
+      }
+      const answer = () =>
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            model: parsed.model,
+            calibration: "cal-20261121-0",
+            answers: uniform(parsed),
+            meter: { tokens_evaluated: 1, tokens_reused: 0 },
+            ...(numericsClass && { numerics_class: numericsClass }),
+          }),
+        );
+      if (mode === "slow") setTimeout(answer, 300);
+      else answer();
+    }),
+  );
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
