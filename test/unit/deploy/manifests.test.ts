@@ -109,32 +109,30 @@ describe("Kubernetes manifests (deploy/gpu-worker)", () => {
 });
 
 describe("gpu-worker/Dockerfile", () => {
+  const dockerfile = readFileSync(join(ROOT, "gpu-worker/Dockerfile"), "utf8");
+  /** Every `ENV NAME=value` the image sets. */
+  const imageEnv: Record<string, string> = Object.fromEntries(
+    [...dockerfile.matchAll(/^ENV (.+)$/gm)].flatMap((m) =>
+      [...m[1]!.matchAll(/([A-Z][A-Z0-9_]*)=(\S+)/g)].map((x) => [x[1], x[2]]),
+    ),
+  );
+
   it("sets only variables the worker or its build scripts read", () => {
-    const text = readFileSync(join(ROOT, "gpu-worker/Dockerfile"), "utf8");
-    const names = [...text.matchAll(/^ENV (.+)$/gm)].flatMap((m) =>
-      [...m[1]!.matchAll(/([A-Z][A-Z0-9_]*)=/g)].map((x) => x[1]!),
-    );
+    const names = Object.keys(imageEnv);
     expect(names.length).toBeGreaterThan(0);
     const reads = gpuWorkerVars();
     expect(names.filter((n) => !reads.has(n))).toEqual([]);
   });
 
   it("a container started from the image alone is sized as a pod of the StatefulSet", () => {
-    const text = readFileSync(join(ROOT, "gpu-worker/Dockerfile"), "utf8");
-    const image = Object.fromEntries(
-      [...text.matchAll(/^ENV (.+)$/gm)].flatMap((m) =>
-        [...m[1]!.matchAll(/([A-Z][A-Z0-9_]*)=(\S+)/g)].map((x) => [x[1], x[2]]),
-      ),
-    );
     const pod = containersOf(find("StatefulSet", "svc-gpu-worker")!)[0]!.env ?? [];
     for (const name of ["SVC_LANES", "SVC_THREADS", "SVC_SEQUENCES"])
-      expect([name, image[name]]).toEqual([name, pod.find((e) => e.name === name)?.value]);
+      expect([name, imageEnv[name]]).toEqual([name, pod.find((e) => e.name === name)?.value]);
   });
 
   it("runs the weights pull with a plain pip (the scripts run $PIP as one program, not a command line)", () => {
-    const text = readFileSync(join(ROOT, "gpu-worker/Dockerfile"), "utf8");
-    expect(text).toMatch(/^RUN .*npm run model:pull$/m);
-    expect(text).not.toMatch(/PIP="[^"]* [^"]*"/);
+    expect(dockerfile).toMatch(/^RUN .*npm run model:pull$/m);
+    expect(dockerfile).not.toMatch(/PIP="[^"]* [^"]*"/);
   });
 });
 

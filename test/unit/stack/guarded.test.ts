@@ -21,8 +21,10 @@ describe("guarded: a local server's request listener", () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);
     process.on("unhandledRejection", onUnhandled);
+    let entered = false;
     let failed: unknown;
     const url = await listen(async (req, res) => {
+      entered = true;
       try {
         res.end(await readBody(req));
       } catch (e) {
@@ -34,7 +36,7 @@ describe("guarded: a local server's request listener", () => {
       const cut = request(`${url}/`, { method: "POST", headers: { "content-length": "1000" } });
       cut.on("error", () => {});
       cut.write("only part of the body");
-      await new Promise((r) => setTimeout(r, 50));
+      await expect.poll(() => entered).toBe(true);
       cut.destroy();
       await expect.poll(() => failed).toBeInstanceOf(Error);
       await new Promise((r) => setTimeout(r, 50));
