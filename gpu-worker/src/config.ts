@@ -27,6 +27,8 @@ export function configFromEnv(env = process.env) {
     sequences: Math.max(1, int("SVC_SEQUENCES", 2)),
     /** Independent contexts per weights file, each with SVC_THREADS threads (issue 30; measured in docs/benchmarks.md). */
     lanes: Math.max(1, int("SVC_LANES", 2)),
+    /** A request keeps the prefix head its sequence's previous request evaluated where the bits are the same (prefix-reuse.ts); 0 turns it off. */
+    reusePrefixes: int("SVC_REUSE_PREFIXES", 1) !== 0,
     queueMax: int("SVC_QUEUE_MAX", 16),
     /** Default: what the catalogue's largest request needs (`contextSizeFor`). */
     contextSize: int("SVC_CONTEXT_SIZE", contextSizeFor(V1_LIMITS)),

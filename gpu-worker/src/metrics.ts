@@ -8,6 +8,8 @@ export class Metrics {
   private latencyCount = 0;
   tokensEvaluated = 0;
   tokensReused = 0;
+  /** Set from the scorers when rendered. */
+  prefixTokensKept = 0;
   queueDepth = 0;
   inFlight = 0;
 
@@ -26,9 +28,12 @@ export class Metrics {
       "# HELP svc_engine_requests_total Score requests by outcome.",
       "# TYPE svc_engine_requests_total counter",
       ...[...this.requests].map(([o, n]) => `svc_engine_requests_total{outcome="${o}"} ${n}`),
-      "# HELP svc_engine_tokens_evaluated_total Tokens decoded by the model.",
+      "# HELP svc_engine_tokens_evaluated_total Tokens the answered requests evaluate from position 0 (their meters).",
       "# TYPE svc_engine_tokens_evaluated_total counter",
       `svc_engine_tokens_evaluated_total ${this.tokensEvaluated}`,
+      "# HELP svc_engine_prefix_tokens_kept_total State-prefix tokens a sequence kept from its previous request instead of decoding them again.",
+      "# TYPE svc_engine_prefix_tokens_kept_total counter",
+      `svc_engine_prefix_tokens_kept_total ${this.prefixTokensKept}`,
       "# HELP svc_engine_tokens_reused_total Cached tokens evaluations built on instead of re-evaluating them.",
       "# TYPE svc_engine_tokens_reused_total counter",
       `svc_engine_tokens_reused_total ${this.tokensReused}`,

@@ -17,6 +17,7 @@ import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-wa
 import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
 import type { Priority } from "./lock";
 import { type NumericsClass, numericsClassOf } from "./numerics";
+import { FA_TILE_ROWS, type HeldPrefix, reusableTokens } from "./prefix-reuse";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
 import { svc1Readable } from "./read-rule";
 import { continuationTokens, type ReadRule, tokenizePieces } from "./tokenize";
@@ -49,6 +50,11 @@ export interface ScorerOptions {
    * False lets concurrent requests' decodes co-batch (faster on a GPU, not batch-invariant); benchmarks only.
    */
   isolateRequests?: boolean;
+  /**
+   * Default true on CPU: a request keeps the head of its state prefix that the previous request of its sequence
+   * evaluated where that gives the same bits (prefix-reuse); false evaluates every prefix from position 0.
+   */
+  reusePrefixes?: boolean;
   /**
    * RoPE scaling written over the GGUF's metadata (llama.cpp reads it at load; node-llama-cpp exposes no context
    * option for it). Unset = the model's own (none for SmolLM2). Measured past 8,192 tokens in docs/quality.md.
@@ -122,13 +128,17 @@ export interface Scorer {
     framing: Framing,
     priority?: Priority,
   ): Promise<RawScores>;
+  /**
+   * Prefix tokens kept from a sequence's previous request instead of evaluated, since the scorer opened (they
+   * count in the requests' `tokens_evaluated`, which meters each request as from position 0); absent on stand-ins.
+   */
+  keptTokens?(): number;
   /** Measured speed and queued work (the scheduler's view; see `openScorer`); absent on stand-ins. */
   load?(): ScorerLoad;
   close(): Promise<void>;
 }
 
-/** ggml's CPU flash attention uses another (tiled) kernel from this many query rows per decode; see prompt-tree. */
-const FA_TILE_ROWS = 64;
+const NOTHING_HELD: HeldPrefix = { tokens: [], prefixLength: 0 };
 /**
  * Fewest token evaluations a shared question head must save to pay for its extra decode: a decode costs ~16 ms
  * fixed, a question token ~1.3 ms after a short state and ~14.5 ms after 2,000 tokens (attention grows with the
@@ -173,7 +183,8 @@ function plan(
  * Opens the model once and `lanes` contexts ("lanes", issue 30) of `sequences` sequences each, every one with
  * `threads` threads. A request is admitted to the lane with the least planned tokens pending (`LaneScheduler`)
  * and every decode of a lane runs under that lane's mutex, so a batch never mixes two requests' tokens: each
- * request is evaluated in its own sequence, from position 0, in the same chunks, which keeps answers
+ * request is evaluated in its own sequence, from position 0 in the same chunks or on a head of its prefix the
+ * sequence kept from its previous request with the same bits (prefix-reuse), which keeps answers
  * byte-identical whatever else is running and whichever lane serves it (a long request holds one lane; the
  * others keep answering). Decode time is metered: `load()` gives tokens evaluated per second of decode time.
  * Per request: the state prefix once, then the question prompts as a tree (common leading tokens once, see
@@ -230,6 +241,10 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   const numerics = await numericsClassOf(llama, opts.threads);
   const read = opts.reads === "svc1-tokenizable" ? svc1Readable : undefined;
   const scheduler = new LaneScheduler(laneSeqs);
+  // Measured on the CPU kernels only (prefix-reuse); other backends evaluate every prefix from position 0.
+  const reuse = numerics.backend === "cpu" && opts.reusePrefixes !== false;
+  const heldPrefix = new WeakMap<LlamaContextSequence, HeldPrefix>();
+  let keptTotal = 0;
   const speed = new SpeedMeter();
 
   async function score(seq: LlamaContextSequence, p: Plan, admission: Admission<LlamaContextSequence>) {
@@ -262,16 +277,25 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
         ? seq.eraseContextTokenRanges([{ start: to, end: seq.nextTokenIndex }])
         : undefined;
 
-    await seq.clearHistory();
-    if (p.prefix.length) {
-      meter.tokens_evaluated += p.prefix.length;
-      // One decode per `batch` tokens, as node-llama-cpp would split it, but each under the lane's mutex on its
-      // own: other sequences of the lane get their turn between chunks, and a cancelled request stops here.
-      for (let i = 0; i < p.prefix.length; i += layout.batch) {
-        const chunk = p.prefix.slice(i, i + layout.batch);
-        await decode.run(chunk.length, () => seq.evaluateWithoutGeneratingNewTokens(chunk));
-      }
+    // What the previous request left in this sequence and may stay (prefix-reuse: same bits as from position 0);
+    // forgotten until this prefix is whole again, so a request that fails midway leaves nothing to trust.
+    const keep = reuse ? reusableTokens(heldPrefix.get(seq) ?? NOTHING_HELD, p.prefix, layout.batch) : 0;
+    heldPrefix.delete(seq);
+    if (keep === 0) await seq.clearHistory();
+    else await rewind(keep);
+    keptTotal += keep;
+    // The meter is the request's own, as evaluated from position 0, so a response is the same bytes whatever
+    // the sequence held before; what was kept is counted apart (`keptTokens`).
+    meter.tokens_evaluated += p.prefix.length;
+    // One decode per `batch` tokens from position 0, as node-llama-cpp would split it, but each under the lane's
+    // mutex on its own: other sequences of the lane get their turn between chunks, and a cancelled request stops
+    // here. A kept head shortens the first chunk only.
+    for (let i = keep; i < p.prefix.length; ) {
+      const chunk = p.prefix.slice(i, (Math.floor(i / layout.batch) + 1) * layout.batch);
+      await decode.run(chunk.length, () => seq.evaluateWithoutGeneratingNewTokens(chunk));
+      i += chunk.length;
     }
+    heldPrefix.set(seq, { tokens: seq.contextTokens, prefixLength: p.prefix.length });
     const scores: number[][] = p.questions.map(() => []);
     const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));
     const walkSeq: WalkSequence = { run, rewind, position: () => seq.nextTokenIndex };
@@ -328,6 +352,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
         lanes,
       };
     },
+    keptTokens: () => keptTotal,
     rawScores: (state, questions, framing, priority) =>
       scorePlan(plan(model, read, state, questions, framing), priority),
     async close() {

@@ -57,6 +57,12 @@ export function loadOf(engines: ReadonlyMap<string, Engine>): Record<string, Sco
   return out;
 }
 
+/** Prefix tokens every scorer of the worker kept from a previous request instead of evaluating (once per scorer). */
+function keptTokensOf(engines: ReadonlyMap<string, Engine> | null): number {
+  const scorers = new Set([...(engines?.values() ?? [])].map((e) => e.scorer));
+  return [...scorers].reduce((n, s) => n + (s.keptTokens?.() ?? 0), 0);
+}
+
 /**
  * `/readyz`: 200 once warmed, with what the pool routes by (the exact versions served and the numerics class
  * they are computed in) and, per version, the measured speed and queued work (`load`); 503 while loading.
@@ -190,7 +196,10 @@ export function createWorkerServer(
     const handle = async () => {
       if (route === "GET /livez") return send(res, 200, '{"ok":true}');
       if (route === "GET /readyz") return sendReadiness(res, draining ? null : getEngines());
-      if (route === "GET /metrics") return send(res, 200, metrics.render(), "text/plain; version=0.0.4");
+      if (route === "GET /metrics") {
+        metrics.prefixTokensKept = keptTokensOf(getEngines());
+        return send(res, 200, metrics.render(), "text/plain; version=0.0.4");
+      }
       if (route === "POST /v1/score") return score(req, res);
       throw new HttpError("bad_request", `no route ${route}`, 404);
     };

@@ -192,6 +192,7 @@ describe("limits: 32 questions and a 255-option pick in one request", () => {
     expect(text).toMatch(/svc_engine_requests_total\{outcome="unauthorized"\} \d+/);
     expect(text).toMatch(/svc_engine_tokens_evaluated_total [1-9]\d*/);
     expect(text).toMatch(/svc_engine_tokens_reused_total [1-9]\d*/);
+    expect(text).toMatch(/svc_engine_prefix_tokens_kept_total \d+/);
     expect(text).toMatch(/svc_engine_request_duration_seconds_count [1-9]\d*/);
     expect(text).toMatch(/svc_engine_queue_depth 0/);
   });

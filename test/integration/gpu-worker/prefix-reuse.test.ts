@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadCalibration } from "../../../gpu-worker/src/calibration";
+import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
+import { getFraming } from "../../../gpu-worker/src/framings";
+import { scorerGroups } from "../../../gpu-worker/src/model-files";
+import { openScorer, type RawScores, type Scorer } from "../../../gpu-worker/src/scorer";
+import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { ALIASES } from "../../../schema/models";
+import { DEMO_DECIDE, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/demo-decide";
+
+// A sequence keeps the head of the state prefix the request before it evaluated, where that gives the same bits
+// as evaluating from position 0 (gpu-worker/src/prefix-reuse.ts). Checked on the default alias's model (its
+// framing starts every prefix with the same system turn) against a scorer that never keeps anything: short
+// states, states of ≥ 64 tokens (the tiled attention kernel), a state asked twice, and a short one after a long one.
+const version = ALIASES["svc-1"] as string;
+const [group] = scorerGroups([version]);
+const framing = getFraming(loadCalibration(catalogCalibrationPath(version)).framing);
+let reusing: Scorer;
+let fresh: Scorer;
+beforeAll(async () => {
+  const open = (reusePrefixes: boolean) =>
+    openScorer({
+      modelPath: group?.path as string,
+      threads: 1,
+      sequences: 1,
+      contextSize: 1024,
+      layout: group?.gpu.layout,
+      reads: group?.gpu.reads,
+      reusePrefixes,
+    });
+  [reusing, fresh] = [await open(true), await open(false)];
+});
+afterAll(async () => {
+  await reusing?.close();
+  await fresh?.close();
+});
+
+const QUESTIONS: ScoreQuestion[] = [
+  DEMO_TOPIC_QUESTION,
+  { id: "refund", type: "check", instructions: DEMO_DECIDE.questions.refund.instructions, criteria: [] },
+];
+const lines = (topic: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `Order ${4100 + i}: ${topic}, reported on day ${i + 1}.`).join("\n");
+/** In order: each is answered right after the one before it, on the reusing scorer's only sequence. */
+const STATES: [name: string, state: string, keeps: "some" | "none"][] = [
+  ["the README's state", DEMO_DECIDE.state, "none"],
+  ["another short state: the system turn is kept", "The customer wrote: thanks, all good!", "some"],
+  [
+    "a state of ≥ 64 tokens after a short one: nothing kept (another attention kernel)",
+    lines("parcel lost", 4),
+    "none",
+  ],
+  [
+    "another long state: the system turn and the common start are kept",
+    `${lines("parcel lost", 2)}\n${lines("refund asked", 3)}`,
+    "some",
+  ],
+  [
+    "the same long state again: all but its last 64 or so tokens",
+    `${lines("parcel lost", 2)}\n${lines("refund asked", 3)}`,
+    "some",
+  ],
+  ["a short state after a long one: nothing kept", DEMO_DECIDE.state, "none"],
+];
+
+describe("prefix reuse: a kept prefix head answers bit for bit as evaluating from position 0", () => {
+  const answers: { kept: RawScores; whole: RawScores; keptTokens: number }[] = [];
+  beforeAll(async () => {
+    for (const [, state] of STATES) {
+      const before = reusing.keptTokens?.() ?? 0;
+      const kept = await reusing.rawScores(state, QUESTIONS, framing);
+      const keptTokens = (reusing.keptTokens?.() ?? 0) - before;
+      answers.push({ kept, whole: await fresh.rawScores(state, QUESTIONS, framing), keptTokens });
+    }
+  }, 300_000);
+
+  it.each(STATES.map(([name, , keeps], i) => [name, keeps, i] as const))("%s (kept: %s)", (_, keeps, i) => {
+    const { kept, whole, keptTokens } = answers[i] as (typeof answers)[number];
+    expect(kept.scores).toEqual(whole.scores);
+    if (keeps === "none") expect(keptTokens).toBe(0);
+    else expect(keptTokens).toBeGreaterThanOrEqual(4);
+    // The meter is the request's own (as from position 0), so the worker's response body is the same bytes too.
+    expect(kept.meter).toEqual(whole.meter);
+    expect(fresh.keptTokens?.()).toBe(0);
+  });
+});
