@@ -1,3 +1,5 @@
+import type { NumericsClass } from "./numerics";
+
 /**
  * Which leading tokens of a state prefix a sequence may keep from the request it served before, so that the
  * new request's answers are bit-identical to evaluating its prefix from position 0 (issue 29, latency).
@@ -12,6 +14,14 @@
  * Within those, where the decode starts and how many rows it has do not change a row's bits (a 200-row prefix
  * as 100 + 100 or 136 + 64 rows: same; as 24 + 176 or 148 + 52: not).
  */
+
+/**
+ * Where the rules below were measured: ggml's `haswell` CPU variant, the one `npm run setup` pins (numerics
+ * classes). Other kernels (another variant, a GPU) may group rows otherwise, so there every prefix is evaluated
+ * from position 0.
+ */
+export const prefixReuseMeasuredOn = (c: Pick<NumericsClass, "backend" | "device">) =>
+  c.backend === "cpu" && c.device === "haswell";
 
 /** ggml's CPU flash attention uses another (tiled) kernel from this many query rows per decode. */
 export const FA_TILE_ROWS = 64;

@@ -17,7 +17,7 @@ import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-wa
 import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
 import type { Priority } from "./lock";
 import { type NumericsClass, numericsClassOf } from "./numerics";
-import { FA_TILE_ROWS, type HeldPrefix, reusableTokens } from "./prefix-reuse";
+import { FA_TILE_ROWS, type HeldPrefix, prefixReuseMeasuredOn, reusableTokens } from "./prefix-reuse";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
 import { svc1Readable } from "./read-rule";
 import { continuationTokens, type ReadRule, tokenizePieces } from "./tokenize";
@@ -241,8 +241,8 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   const numerics = await numericsClassOf(llama, opts.threads);
   const read = opts.reads === "svc1-tokenizable" ? svc1Readable : undefined;
   const scheduler = new LaneScheduler(laneSeqs);
-  // Measured on the CPU kernels only (prefix-reuse); other backends evaluate every prefix from position 0.
-  const reuse = numerics.backend === "cpu" && opts.reusePrefixes !== false;
+  // The rules were measured on the pinned CPU variant (prefix-reuse); other kernels evaluate every prefix whole.
+  const reuse = prefixReuseMeasuredOn(numerics) && opts.reusePrefixes !== false;
   const heldPrefix = new WeakMap<LlamaContextSequence, HeldPrefix>();
   let keptTotal = 0;
   const speed = new SpeedMeter();

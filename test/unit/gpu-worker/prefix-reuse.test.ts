@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reusableTokens } from "../../../gpu-worker/src/prefix-reuse";
+import { prefixReuseMeasuredOn, reusableTokens } from "../../../gpu-worker/src/prefix-reuse";
 
 const BATCH = 512;
 /** A prefix of `n` tokens whose first `shared` equal the held one's (token ids are positions, the rest offset). */
@@ -50,5 +50,11 @@ describe("prefix reuse keeps only what evaluates to the same bits (measured rule
   it("tokens held past the held prefix (a question's prompt) are never kept as prefix", () => {
     const held = { tokens: [1, 2, 3, 4, 5, 6, 7, 8, 9], prefixLength: 4 };
     expect(reusableTokens(held, [1, 2, 3, 4, 5, 6, 7, 8, 10], BATCH)).toBe(4);
+  });
+
+  it("is on only where the rules were measured: the pinned haswell CPU variant", () => {
+    expect(prefixReuseMeasuredOn({ backend: "cpu", device: "haswell" })).toBe(true);
+    expect(prefixReuseMeasuredOn({ backend: "cpu", device: "sapphirerapids" })).toBe(false);
+    expect(prefixReuseMeasuredOn({ backend: "cuda", device: "nvidia-l4" })).toBe(false);
   });
 });
