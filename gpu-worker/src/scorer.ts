@@ -51,8 +51,9 @@ export interface ScorerOptions {
    */
   isolateRequests?: boolean;
   /**
-   * Default true on CPU: a request keeps the head of its state prefix that the previous request of its sequence
-   * evaluated where that gives the same bits (prefix-reuse); false evaluates every prefix from position 0.
+   * Default true (effective on the pinned CPU variant only): a request keeps the head of its state prefix that the
+   * previous request of its sequence evaluated where that gives the same bits (prefix-reuse); false evaluates
+   * every prefix from position 0.
    */
   reusePrefixes?: boolean;
   /**
@@ -335,7 +336,16 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     const p = prepared as Plan;
     if (p.peakTokens > contextSize)
       throw new Error(`request needs ${p.peakTokens} tokens in one sequence; context holds ${contextSize}`);
-    return scheduler.run(p.costTokens, (seq, admission) => score(seq, p, admission), priority);
+    return scheduler.run(
+      p.costTokens,
+      (seq, admission) =>
+        score(seq, p, admission).catch((err: unknown) => {
+          // A decode that failed may have left cells the sequence does not list: the next request clears it.
+          heldPrefix.delete(seq);
+          throw err;
+        }),
+      priority,
+    );
   };
   return {
     model,
