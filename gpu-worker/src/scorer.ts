@@ -190,7 +190,7 @@ function plan(
  * others keep answering). Decode time is metered: `load()` gives tokens evaluated per second of decode time.
  * Per request: the state prefix once, then the question prompts as a tree (common leading tokens once, see
  * prompt-tree), each branch rewound to its parent's end, then each question's label trie (chains of label tokens
- * in one decode, see label-walk). A question's scores are bit-identical alone and among others. Flash attention
+ * in one decode, see label-walk). On SmolLM2 a question's scores are bit-identical alone and among others; on svc-1.5.0's Q4_K weights a shared head off the 4-row grid changes them slightly (docs/decisions.md, "Prompt-tree heads on Q4_K"). Flash attention
  * is the layout's, on for svc-1 (what node-llama-cpp's "auto" chose on CPU when the calibrations were fitted;
  * off changes logits by ~0.06).
  */
