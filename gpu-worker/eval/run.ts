@@ -9,6 +9,7 @@
  *   --compare <exact version>   also answer the same items with another version, as served
  *   --framing <id>              also ask in this framing with the identity map (raw label scores), or fit on it
  *   --every N                   every N-th item per type (train and held-out alike)
+ *   --type pick|rate|check      only the items of this type
  *   --fit                       fit one temperature per type on the train items (also shown: identity, and
  *                               temperature + bias, which is not written); --write writes it as the version's
  *                               artifact, only where that artifact is still the identity (unfitted)
@@ -41,7 +42,7 @@ import {
 } from "./versions";
 
 const USAGE =
-  "usage: npm run eval -- --set real|computed|needle --model <exact version> [--compare <exact version>] [--framing <id>] [--every N] [--fit [--write]] [--png <file>] [--threads N] [--rope none|yarn|linear] [--lengths 0,2000,…]\n" +
+  "usage: npm run eval -- --set real|computed|needle --model <exact version> [--compare <exact version>] [--framing <id>] [--every N] [--type pick|rate|check] [--fit [--write]] [--png <file>] [--threads N] [--rope none|yarn|linear] [--lengths 0,2000,…]\n" +
   "       npm run eval -- --set real|computed --build";
 const TYPES: QuestionType[] = ["pick", "rate", "check"];
 const log = (line: string) => console.log(line);
@@ -53,6 +54,7 @@ const { values: o } = parseArgs({
     compare: { type: "string" },
     framing: { type: "string" },
     every: { type: "string", default: "1" },
+    type: { type: "string" },
     fit: { type: "boolean", default: false },
     write: { type: "boolean", default: false },
     png: { type: "string" },
@@ -87,6 +89,8 @@ const served = servedCalibration(version);
 const framing = o.framing ?? served.framing;
 const every = Number(o.every);
 if (!(every >= 1)) fail("--every takes a whole number ≥ 1");
+if (o.type !== undefined && !TYPES.includes(o.type as QuestionType)) fail("--type: pick, rate or check");
+if (o.type !== undefined && o.fit) fail("--fit fits every type: leave out --type");
 if (!(o.rope in ROPE_CONFIGS)) fail(`--rope: one of ${Object.keys(ROPE_CONFIGS).join(", ")}`);
 if (o.write && !o.fit) fail("--write writes what --fit fits");
 if (o.fit && set === "needle") fail("the needle set has no train items to fit on");
@@ -111,7 +115,7 @@ try {
     const lengths = o.lengths?.split(",").map(Number) ?? NEEDLE_LENGTHS;
     all = needleItems(lengths, (s) => model.tokenize(s).length);
   }
-  const items = everyNth(all, every);
+  const items = everyNth(all, every).filter((it) => o.type === undefined || it.type === o.type);
   const held = items.filter((it) => it.split === "heldout");
   const train = items.filter((it) => it.split === "train");
   const count = (xs: typeof items) =>
