@@ -84,7 +84,7 @@ for (const [lo, ln, common] of cases) {
   await seq.clearHistory();
   await evalFrom(oldP, 0);
   await seq.evaluateWithoutGeneratingNewTokens(A.slice(600, 607)); // a question branch after it
-  const keep = reusableTokens({ tokens: seq.contextTokens, prefixLength: lo }, newP, 512);
+  const keep = reusableTokens(oldP, newP, 512);
   if (keep === 0) await seq.clearHistory();
   else await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
   await evalFrom(newP, keep);

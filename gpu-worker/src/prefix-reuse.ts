@@ -28,27 +28,22 @@ export const FA_TILE_ROWS = 64;
 /** Rows the repacked matrix kernels take together; a split point on this grid keeps every group whole. */
 const ROW_GROUP = 4;
 
-/** Tokens the sequence holds and the length of the state prefix they were evaluated as (the rest: questions). */
-export interface HeldPrefix {
-  tokens: readonly number[];
-  prefixLength: number;
-}
-
 const kernelOf = (rows: number) => rows >= FA_TILE_ROWS;
 const down = (n: number, step: number) => n - (n % step);
 
 /**
- * How many of `prefix`'s leading tokens may be kept from `held` (0: clear the sequence). Whole chunks both
- * prefixes evaluated alike are kept; inside the chunk where they part, a split point on the row grid where the
- * held rows came from a decode with the new decode's kernel, and the rows left to evaluate keep that kernel too.
+ * How many of `prefix`'s leading tokens may be kept from `held`, the state prefix the sequence's previous request
+ * evaluated (0: clear the sequence). Whole chunks both prefixes evaluated alike are kept; inside the chunk where
+ * they part, a split point on the row grid where the held rows came from a decode with the new decode's kernel,
+ * and the rows left to evaluate keep that kernel too.
  */
-export function reusableTokens(held: HeldPrefix, prefix: readonly number[], batch: number): number {
-  const limit = Math.min(held.prefixLength, prefix.length);
+export function reusableTokens(held: readonly number[], prefix: readonly number[], batch: number): number {
+  const limit = Math.min(held.length, prefix.length);
   let common = 0;
-  while (common < limit && held.tokens[common] === prefix[common]) common++;
+  while (common < limit && held[common] === prefix[common]) common++;
 
   const base = down(common, batch);
-  const oldRows = Math.min(held.prefixLength, base + batch) - base;
+  const oldRows = Math.min(held.length, base + batch) - base;
   const newRows = Math.min(prefix.length, base + batch) - base;
   if (newRows <= 0 || kernelOf(oldRows) !== kernelOf(newRows)) return base;
   let split = Math.min(down(common - base, ROW_GROUP), down(oldRows, ROW_GROUP));

@@ -17,7 +17,7 @@ import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-wa
 import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
 import type { Priority } from "./lock";
 import { type NumericsClass, numericsClassOf } from "./numerics";
-import { FA_TILE_ROWS, type HeldPrefix, prefixReuseMeasuredOn, reusableTokens } from "./prefix-reuse";
+import { FA_TILE_ROWS, prefixReuseMeasuredOn, reusableTokens } from "./prefix-reuse";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
 import { svc1Readable } from "./read-rule";
 import { continuationTokens, type ReadRule, tokenizePieces } from "./tokenize";
@@ -139,7 +139,6 @@ export interface Scorer {
   close(): Promise<void>;
 }
 
-const NOTHING_HELD: HeldPrefix = { tokens: [], prefixLength: 0 };
 /**
  * Fewest token evaluations a shared question head must save to pay for its extra decode: a decode costs ~16 ms
  * fixed, a question token ~1.3 ms after a short state and ~14.5 ms after 2,000 tokens (attention grows with the
@@ -190,8 +189,9 @@ function plan(
  * others keep answering). Decode time is metered: `load()` gives tokens evaluated per second of decode time.
  * Per request: the state prefix once, then the question prompts as a tree (common leading tokens once, see
  * prompt-tree), each branch rewound to its parent's end, then each question's label trie (chains of label tokens
- * in one decode, see label-walk). On SmolLM2 a question's scores are bit-identical alone and among others; on svc-1.5.0's Q4_K weights a shared head off the 4-row grid changes them slightly (docs/decisions.md, "Prompt-tree heads on Q4_K"). Flash attention
- * is the layout's, on for svc-1 (what node-llama-cpp's "auto" chose on CPU when the calibrations were fitted;
+ * in one decode, see label-walk). On SmolLM2 a question's scores are bit-identical alone and among others; on
+ * svc-1.5.0's Q4_K weights a shared head off the 4-row grid changes them slightly (docs/decisions.md,
+ * "Prompt-tree heads on Q4_K"). Flash attention is the layout's, on for svc-1 (what node-llama-cpp's "auto" chose on CPU when the calibrations were fitted;
  * off changes logits by ~0.06).
  */
 export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
@@ -244,7 +244,8 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   const scheduler = new LaneScheduler(laneSeqs);
   // The rules were measured on the pinned CPU variant (prefix-reuse); other kernels evaluate every prefix whole.
   const reuse = prefixReuseMeasuredOn(numerics) && opts.reusePrefixes !== false;
-  const heldPrefix = new WeakMap<LlamaContextSequence, HeldPrefix>();
+  // Per sequence, the state prefix its previous request evaluated whole (what its first tokens hold).
+  const heldPrefix = new WeakMap<LlamaContextSequence, readonly Token[]>();
   let keptTotal = 0;
   const speed = new SpeedMeter();
 
@@ -280,7 +281,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
 
     // What the previous request left in this sequence and may stay (prefix-reuse: same bits as from position 0);
     // forgotten until this prefix is whole again, so a request that fails midway leaves nothing to trust.
-    const keep = reuse ? reusableTokens(heldPrefix.get(seq) ?? NOTHING_HELD, p.prefix, layout.batch) : 0;
+    const keep = reuse ? reusableTokens(heldPrefix.get(seq) ?? [], p.prefix, layout.batch) : 0;
     heldPrefix.delete(seq);
     if (keep === 0) await seq.clearHistory();
     else await rewind(keep);
@@ -296,7 +297,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
       await decode.run(chunk.length, () => seq.evaluateWithoutGeneratingNewTokens(chunk));
       i += chunk.length;
     }
-    heldPrefix.set(seq, { tokens: seq.contextTokens, prefixLength: p.prefix.length });
+    heldPrefix.set(seq, p.prefix);
     const scores: number[][] = p.questions.map(() => []);
     const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));
     const walkSeq: WalkSequence = { run, rewind, position: () => seq.nextTokenIndex };
