@@ -3,7 +3,7 @@
 // default 2 lanes × 2 sequences), through the real worker over signed HTTP: short-request latency idle
 // (p50/p95 of sequential calls), then one long request with short ones started every SHORT_EVERY_MS while it runs
 // (p50/p95 of those), the long one's time, and whether every short answer was byte-identical to its idle answer.
-// Env: MIXED_VERSIONS (default svc-1.4.0; add svc-1.5.0 for the 1.5B model), MIXED_LONG_ENTRIES (state size),
+// Env: MIXED_VERSIONS (default svc-1.4.0; add svc-1.5.1 for the 1.5B model), MIXED_LONG_ENTRIES (state size),
 // MIXED_CONFIGS (e.g. "1x2,2x2": lanes x sequences), MIXED_SHORT_EVERY_MS (default 1500; keep it above the
 // short request's idle time, or the shorts alone saturate the worker), MIXED_WRITE=0 to skip writing the doc.
 import { execSync } from "node:child_process";

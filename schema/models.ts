@@ -117,7 +117,13 @@ export const MAX_ALL_QUESTIONS_TOKENS = 4_096;
  */
 export const CURRENT_CALIBRATION = "cal-20261123-3";
 
-/** What `svc-1.5.0` applies: fitted for Qwen2.5-Coder-1.5B-Instruct on the real-text train split (docs/quality.md). */
+/**
+ * What `svc-1.5.1` applies: svc-1.5.0's model, framing and layout; every type fitted on the whole real-text train
+ * split, check with a yes bias (docs/quality.md, "svc-1.5.1").
+ */
+export const SVC_1_5_1_CALIBRATION = "cal-20261126-0";
+
+/** What `svc-1.5.0` applies, for ever: one temperature per type fitted on every 8th train item (docs/quality.md). */
 export const SVC_1_5_0_CALIBRATION = "cal-20261125-0";
 
 /** What `svc-1.3.0` applies, for ever: rate without a position bias; option descriptions not read (docs/quality.md). */
@@ -143,22 +149,34 @@ const svc1Gpu = (framing: string): NonNullable<ModelVersion["gpu"]> => ({
   numerics_classes: [CPU_CLASS],
 });
 
+/** The Qwen2.5-Coder-1.5B versions of svc-1: the text framing, the svc-1 layout, reading only what svc-1 bills. */
+const qwenGpu: NonNullable<ModelVersion["gpu"]> = {
+  weights: QWEN25_CODER_1_5B,
+  framing: "chatml-text",
+  layout: SVC1_LAYOUT,
+  numerics_classes: [CPU_CLASS],
+  reads: "svc1-tokenizable",
+};
+
 /** Every version the service knows, newest first. */
 export const MODELS: readonly ModelVersion[] = [
   {
-    id: "svc-1.5.0",
+    id: "svc-1.5.1",
     alias: "svc-1",
+    served_by: "gpu",
+    status: "active",
+    calibration: SVC_1_5_1_CALIBRATION,
+    limits: V1_LIMITS,
+    gpu: qwenGpu,
+  },
+  {
+    id: "svc-1.5.0",
+    alias: null,
     served_by: "gpu",
     status: "active",
     calibration: SVC_1_5_0_CALIBRATION,
     limits: V1_LIMITS,
-    gpu: {
-      weights: QWEN25_CODER_1_5B,
-      framing: "chatml-text",
-      layout: SVC1_LAYOUT,
-      numerics_classes: [CPU_CLASS],
-      reads: "svc1-tokenizable",
-    },
+    gpu: qwenGpu,
   },
   {
     id: "svc-1.4.0",
@@ -224,10 +242,10 @@ export const MODELS: readonly ModelVersion[] = [
 ];
 
 /** Alias → exact GPU version it resolves to. */
-export const ALIASES: Readonly<Record<string, string>> = { "svc-1": "svc-1.5.0" };
+export const ALIASES: Readonly<Record<string, string>> = { "svc-1": "svc-1.5.1" };
 
 /** Exact GPU version → the fallback version that may answer for its alias. */
-export const FALLBACK_FOR: Readonly<Record<string, string>> = { "svc-1.5.0": "svc-fallback-1.0.0" };
+export const FALLBACK_FOR: Readonly<Record<string, string>> = { "svc-1.5.1": "svc-fallback-1.0.0" };
 
 /** A version by exact id. */
 export function findModel(id: string): ModelVersion | undefined {

@@ -144,6 +144,8 @@ export function fitBest(
   return { fit: nllOf(perK) < nllOf(global) ? perK : global, trainNll: { off: nOff, on: nOn } };
 }
 
+const round2 = (v: number) => Math.round(v * 100) / 100;
+
 /**
  * One temperature per type and no bias (`svc-1.5.0`'s map, docs/quality.md): fitted by train NLL, rounded to
  * 2 decimals (finer is noise at these sample sizes). A bias fitted on a few dozen items learns the set's label
@@ -151,5 +153,15 @@ export function fitBest(
  */
 export function fitTemperature(train: Example[]): TypeFit {
   const { temperature } = fitType(train, false, { noBias: true });
-  return { temperature: Math.round(temperature * 100) / 100, bias: [], length_normalize: false };
+  return { temperature: round2(temperature), bias: [], length_normalize: false };
+}
+
+/**
+ * A temperature and a bias per outcome position fitted together by train NLL, rounded to 2 decimals; for check
+ * only the yes bias (`svc-1.5.1`'s check, fitted on the whole train split: docs/quality.md). Raw scores, no
+ * length normalisation.
+ */
+export function fitTemperatureAndBias(type: QuestionType, train: Example[]): TypeFit {
+  const f = fitType(train, false, { fixLast: type === "check" });
+  return { temperature: round2(f.temperature), bias: f.bias.map(round2), length_normalize: false };
 }

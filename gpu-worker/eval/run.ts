@@ -11,8 +11,13 @@
  *   --every N                   every N-th item per type (train and held-out alike)
  *   --type pick|rate|check      only the items of this type
  *   --fit                       fit one temperature per type on the train items (also shown: identity, and
- *                               temperature + bias, which is not written); --write writes it as the version's
- *                               artifact, only where that artifact is still the identity (unfitted)
+ *                               the best of temperature + bias, length normalisation and per outcome count,
+ *                               which is not written); --write writes it as the version's artifact, only where
+ *                               that artifact is still the identity (unfitted)
+ *   --bias check,…              the fit of these types is a temperature and a bias fitted together (check: the
+ *                               yes bias), for a fit on enough items (svc-1.5.1: the whole train split)
+ *   --base <exact version>      with --fit --type: the other types of what --write writes are this version's
+ *                               (svc-1.5.1: check refitted, pick and rate svc-1.5.0's)
  *   --png <file>                reliability diagram: red = the first row, blue = the last
  *   --threads N                 threads of the evaluation (default 1)
  *   --rope none|yarn|linear     RoPE scaling written over SmolLM2's file (long states)
@@ -25,7 +30,7 @@ import { V1_LIMITS } from "../../schema/models";
 import { CALIBRATION_DIR, type Calibration, type QuestionType } from "../src/calibration";
 import { contextSizeFor } from "../src/context-size";
 import { Engine } from "../src/engine";
-import { calibrate, fitBest, fitTemperature } from "./fit";
+import { calibrate, fitBest, fitTemperature, fitTemperatureAndBias } from "./fit";
 import { NEEDLE_LENGTHS, needleItems, ROPE_CONFIGS } from "./long-context/needle";
 import { fmt } from "./markdown";
 import { nll } from "./metrics";
@@ -42,7 +47,7 @@ import {
 } from "./versions";
 
 const USAGE =
-  "usage: npm run eval -- --set real|computed|needle --model <exact version> [--compare <exact version>] [--framing <id>] [--every N] [--type pick|rate|check] [--fit [--write]] [--png <file>] [--threads N] [--rope none|yarn|linear] [--lengths 0,2000,…]\n" +
+  "usage: npm run eval -- --set real|computed|needle --model <exact version> [--compare <exact version>] [--framing <id>] [--every N] [--type pick|rate|check] [--fit [--bias check,…] [--base <exact version>] [--write]] [--png <file>] [--threads N] [--rope none|yarn|linear] [--lengths 0,2000,…]\n" +
   "       npm run eval -- --set real|computed --build";
 const TYPES: QuestionType[] = ["pick", "rate", "check"];
 const log = (line: string) => console.log(line);
@@ -56,6 +61,8 @@ const { values: o } = parseArgs({
     every: { type: "string", default: "1" },
     type: { type: "string" },
     fit: { type: "boolean", default: false },
+    bias: { type: "string", default: "" },
+    base: { type: "string" },
     write: { type: "boolean", default: false },
     png: { type: "string" },
     threads: { type: "string", default: "1" },
@@ -90,9 +97,17 @@ const framing = o.framing ?? served.framing;
 const every = Number(o.every);
 if (!(every >= 1)) fail("--every takes a whole number ≥ 1");
 if (o.type !== undefined && !TYPES.includes(o.type as QuestionType)) fail("--type: pick, rate or check");
-if (o.type !== undefined && o.fit) fail("--fit fits every type: leave out --type");
 if (!(o.rope in ROPE_CONFIGS)) fail(`--rope: one of ${Object.keys(ROPE_CONFIGS).join(", ")}`);
 if (o.write && !o.fit) fail("--write writes what --fit fits");
+const biased = o.bias ? (o.bias.split(",") as QuestionType[]) : [];
+if (biased.some((t) => !TYPES.includes(t))) fail("--bias: a list of pick, rate, check");
+if (biased.length && !o.fit) fail("--bias shapes what --fit fits");
+const fitTypes = o.type ? [o.type as QuestionType] : TYPES;
+if (o.base !== undefined && !(o.fit && o.type)) fail("--base gives the types --fit --type leaves alone");
+if (o.write && o.type && !o.base) fail("--write --type: name the version the other types come from (--base)");
+const base = o.base === undefined ? undefined : servedCalibration(exact(o.base));
+if (base && base.framing !== framing)
+  fail(`--base: ${base.version} is fitted on ${base.framing}, not ${framing}`);
 if (o.fit && set === "needle") fail("the needle set has no train items to fit on");
 const identity = JSON.stringify({ temperature: 1, bias: [] });
 if (o.write && framing !== version.gpu.framing)
@@ -140,10 +155,10 @@ try {
   if (o.fit) {
     const ex = await examples(scorers.of(version), framing, train);
     const types = {} as Calibration["types"];
-    const biased = {} as Calibration["types"];
-    for (const t of TYPES) {
-      types[t] = fitTemperature(ex[t]);
-      biased[t] = fitBest(t, ex[t]).fit;
+    const best = {} as Calibration["types"];
+    for (const t of fitTypes) {
+      types[t] = biased.includes(t) ? fitTemperatureAndBias(t, ex[t]) : fitTemperature(ex[t]);
+      best[t] = fitBest(t, ex[t]).fit;
       const trainNll = (fit: Calibration["types"][QuestionType]) =>
         fmt(
           nll(
@@ -152,17 +167,21 @@ try {
           ),
         );
       log(
-        `fit ${t} on ${ex[t].length} train items: temperature ${types[t].temperature}; train NLL identity ${trainNll(identityCalibration(framing).types[t])}, temperature ${trainNll(types[t])}, temperature + bias ${trainNll(biased[t])}`,
+        `fit ${t} on ${ex[t].length} train items: ${JSON.stringify(types[t])}; train NLL identity ${trainNll(identityCalibration(framing).types[t])}, this fit ${trainNll(types[t])}, best of temperature + bias ${trainNll(best[t])}`,
       );
     }
     await ask(version, identityCalibration(framing), `${version.id} raw (${framing}, identity)`);
     await ask(
       version,
-      { ...identityCalibration(framing), types: biased },
-      `${version.id} temperature + bias (${framing}; fitted, not written)`,
+      { ...identityCalibration(framing), types: best },
+      `${version.id} best of temperature + bias (${framing}; fitted, not written)`,
     );
-    fitted = { version: served.version, framing, types };
-    await ask(version, fitted, `${version.id} temperature (${framing}; fitted)`);
+    fitted = { version: served.version, framing, types: { ...base?.types, ...types } };
+    await ask(
+      version,
+      fitted,
+      `${version.id} ${biased.length ? `temperature, + bias on ${biased.join(", ")}` : "temperature"} (${framing}; fitted)`,
+    );
   } else if (o.framing)
     await ask(version, identityCalibration(framing), `${version.id} raw (${framing}, identity)`);
 
@@ -173,7 +192,11 @@ try {
   }
   if (o.write && fitted) {
     const path = join(CALIBRATION_DIR, `${fitted.version}.json`);
-    const note = `Fitted by \`npm run eval -- ${process.argv.slice(2).join(" ")}\`: one temperature per type by NLL on the train items (${count(train)}), no bias; numbers in docs/quality.md.`;
+    const how = biased.length ? `a bias too on ${biased.join(", ")}` : "no bias";
+    const kept = base
+      ? `; ${TYPES.filter((t) => !fitTypes.includes(t)).join(" and ")} as ${base.version}`
+      : "";
+    const note = `Fitted by \`npm run eval -- ${process.argv.slice(2).join(" ")}\`: a temperature per type fitted by NLL on the train items (${fitTypes.map((t) => `${t} ${train.filter((i) => i.type === t).length}`).join(", ")}), ${how}${kept}; numbers in docs/quality.md.`;
     writeFileSync(
       path,
       `${JSON.stringify({ version: fitted.version, framing, note, types: fitted.types }, null, 2)}\n`,

@@ -2,7 +2,7 @@ import type { ScoreQuestion } from "../../schema/engine-protocol";
 
 /**
  * The decide that `npm start` and the README offer a newcomer: one call, two questions about a support message.
- * The default version (svc-1.5.0) answers both (test/integration/gpu-worker/everyday-cases.test.ts keeps the topic
+ * The default version (svc-1.5.1) answers both (test/integration/gpu-worker/everyday-cases.test.ts keeps the topic
  * pick and the refund pair so); the older 135M versions answer the pick but not the yes/no question.
  */
 export const DEMO_DECIDE = {

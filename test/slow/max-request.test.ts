@@ -2,7 +2,7 @@
 // end through the edge and the REAL GPU worker with its default context. The edge's deadline comes from the
 // worker's measured speed, under the 15-minute dispatch ceiling, while the call's slot and idempotency lease are
 // renewed (issue 30). CI runs it on svc-1.4.0 (SmolLM2-135M, ~1–2 minutes here); `MAX_REQUEST_MODEL=svc-1`
-// runs it on the default alias (svc-1.5.0, the 1.5B model: many minutes on a 2-core CPU; its time is in
+// runs it on the default alias (svc-1.5.1, the 1.5B model: many minutes on a 2-core CPU; its time is in
 // docs/benchmarks.md).
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

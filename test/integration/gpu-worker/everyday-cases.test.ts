@@ -10,10 +10,11 @@ import { DEMO_TOPIC_CASES, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/de
 
 // Everyday questions a new user asks first, on the real model with the calibration the alias `svc-1` serves.
 // Written before any tuning of framing or calibration (issue #13); the cases are not part of the fit.
-// Since issue 29 `svc-1` is svc-1.5.0 (Qwen2.5-Coder-1.5B-Instruct), which reads text: the README refund pair and
-// most cases are right. KNOWN GAPS (docs/quality.md, "svc-1.5.0"): the calibrated thank-you note lands at P(yes)
-// 0.28 (raw 0.16: the temperature fitted on real text softens every answer), the listing without a price reads as
-// mentioning one, a thank-you newsletter rates "medium" urgent. Cases the version
+// Since issue 29 `svc-1` reads text with Qwen2.5-Coder-1.5B-Instruct; since svc-1.5.1 its check has a yes bias
+// fitted on the whole real-text train split (docs/quality.md, "svc-1.5.1"), which brought the thank-you note from
+// P(yes) 0.28 to 0.02. KNOWN GAPS: the listing without a price reads as mentioning one, a thank-you newsletter
+// rates "medium" urgent, and (since the yes bias) the prize e-mail is spam at only 0.28 (raw 0.61: the model
+// barely sees it; svc-1.5.0 said 0.56). Cases the version
 // `svc-1` resolves to gets wrong run as `it.fails`: they keep the expectation as written and turn red the day a
 // model or method meets it, so the list is updated on purpose rather than silently. Which cases are gaps is
 // measured on the pinned numerics class (docs/decisions.md): moving to it turned case 1 right and case 8 wrong.
@@ -71,7 +72,7 @@ describe("the README example answers sensibly", () => {
     );
     expect(yes).toBeGreaterThanOrEqual(0.8);
   });
-  it.fails("no refund asked: P(yes) ≤ 0.2 on the thank-you note", async () => {
+  it("no refund asked: P(yes) ≤ 0.2 on the thank-you note", async () => {
     const [yes] = await probabilities(
       "The customer wrote: the parcel arrived on time and everything works great, thank you!",
       REFUND,
@@ -92,6 +93,7 @@ const CASES: [string, ScoreQuestion, number, "gap"?][] = [
     "CONGRATULATIONS! You have won a $1000 gift card. Click here to claim your prize now!",
     check("Is this message spam?"),
     0,
+    "gap",
   ],
   ["Hi Anna, the meeting is moved to 3pm tomorrow. See you there, Tom", check("Is this message spam?"), 1],
   ["Great product, works perfectly, I love it!", check("Is the review positive?"), 0],

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CALIBRATION_DIR, loadCalibration } from "../../../gpu-worker/src/calibration";
 import { Engine } from "../../../gpu-worker/src/engine";
 import { defaultModelPath } from "../../../gpu-worker/src/model-check";
+import { scorerGroups } from "../../../gpu-worker/src/model-files";
 import { openScorer, type Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { CPU_CLASS, findModel } from "../../../schema/models";
@@ -10,7 +11,7 @@ import recorded from "./recorded/answers.json";
 
 // Replays of GPU originals are recomputed on the original exact version, so an older version's answers may never
 // move. `recorded/answers.json`: each older calibration's answers and meter for one request, same model file,
-// threads 1, one sequence, context 1024. First computed on main before svc-1.3.0's engine changes (the gate and
+// threads 1, one sequence, context 1024 (svc-1.5.0: its own file, Qwen2.5-Coder-1.5B). First computed on main before svc-1.3.0's engine changes (the gate and
 // relevance reads) and svc-1.3.0's before svc-1.4.0 (option descriptions read), on a machine whose best ggml CPU
 // variant was not `haswell`; re-recorded once on the pinned class (docs/decisions.md, "Numerics classes"). They
 // hold on any machine that computes in that class; elsewhere (ARM, macOS, a CPU without AVX2) the checks skip.
@@ -20,8 +21,18 @@ const scorer: Scorer = await openScorer({
   sequences: 1,
   contextSize: 1024,
 });
+const [qwenFile] = scorerGroups(["svc-1.5.0"]);
+const qwen: Scorer = await openScorer({
+  modelPath: qwenFile?.path as string,
+  threads: 1,
+  sequences: 1,
+  contextSize: 1024,
+  layout: qwenFile?.gpu.layout,
+  reads: qwenFile?.gpu.reads,
+});
 afterAll(async () => {
   await scorer.close();
+  await qwen.close();
 });
 const onRecordedClass = scorer.numerics.id === recorded.numerics_class;
 if (!onRecordedClass)
@@ -55,8 +66,8 @@ const STATE = "The customer wrote: my parcel arrived broken, I want my money bac
 /** Each older calibration's answers and meter for the request above, on the pinned CPU class (docs/decisions.md). */
 const RECORDED = recorded.recorded as Record<string, { answers: unknown; meter: unknown }>;
 
-const answer = async (calibration: string, questions = QUESTIONS) =>
-  new Engine(scorer, loadCalibration(join(CALIBRATION_DIR, `${calibration}.json`)), calibration).score({
+const answer = async (calibration: string, questions = QUESTIONS, on = scorer) =>
+  new Engine(on, loadCalibration(join(CALIBRATION_DIR, `${calibration}.json`)), calibration).score({
     request_id: "r0",
     model: calibration,
     state: STATE,
@@ -98,6 +109,27 @@ describe.skipIf(!onRecordedClass)(
         ?.answer;
       expect(now).toMatchObject({ choice: "team_2" }); // shipping, as the labelled pick answers
       expect(before).not.toMatchObject({ choice: "team_2" });
+    });
+
+    it("svc-1.5.0 (Qwen2.5-Coder-1.5B)", async () => {
+      const cal = findModel("svc-1.5.0")?.calibration as string;
+      const r = await answer(cal, QUESTIONS, qwen);
+      expect({ answers: r.answers, meter: r.meter }).toEqual(RECORDED[cal]);
+    });
+
+    it("svc-1.5.1 refits only check (a yes bias): svc-1.5.0's meter, pick and rate answers; check moved", async () => {
+      const old = RECORDED[findModel("svc-1.5.0")?.calibration as string] as {
+        answers: { id: string }[];
+        meter: unknown;
+      };
+      const r = await answer(findModel("svc-1.5.1")?.calibration as string, QUESTIONS, qwen);
+      expect(r.meter).toEqual(old.meter);
+      expect(r.answers.filter((a) => a.id !== "refund")).toEqual(
+        old.answers.filter((a) => a.id !== "refund"),
+      );
+      expect(r.answers.find((a) => a.id === "refund")).not.toEqual(
+        old.answers.find((a) => a.id === "refund"),
+      );
     });
   },
 );

@@ -8,7 +8,7 @@ import { ast, type Body, baseBody, expectApiError, parse } from "../../support/d
 describe("step 4: model name (404)", () => {
   it("an alias svc-<major> resolves to an exact version; the fallback may stand in", () => {
     const r = resolveModel("svc-1", "allow");
-    expect(r.version.id).toBe("svc-1.5.0");
+    expect(r.version.id).toBe("svc-1.5.1");
     expect(r.fallback?.id).toBe("svc-fallback-1.0.0");
   });
   it("`never` keeps the request on the GPU path even when `model` is an alias", () => {

@@ -6,6 +6,7 @@ import {
   fitBest,
   fitPerOutcomes,
   fitTemperature,
+  fitTemperatureAndBias,
   fitType,
   MIN_EXAMPLES_PER_K,
 } from "../../../gpu-worker/eval/fit";
@@ -93,5 +94,13 @@ describe("calibration fit", () => {
     expect(fit).toMatchObject({ bias: [], length_normalize: false });
     expect(fit.temperature).toBeCloseTo(2, 0);
     expect(Math.round(fit.temperature * 100) / 100).toBe(fit.temperature);
+  });
+
+  it("a temperature-and-bias fit recovers a check's yes bias with no bias on no, rounded to 2 decimals", () => {
+    const fit = fitTemperatureAndBias("check", synthetic(0.5, [-1, 0], 4000, 11));
+    expect(fit.temperature).toBeCloseTo(2, 0);
+    expect(fit.bias[0]).toBeCloseTo(-1, 0);
+    expect(fit.bias[1]).toBe(0);
+    for (const v of [fit.temperature, ...fit.bias]) expect(Math.round(v * 100) / 100).toBe(v);
   });
 });

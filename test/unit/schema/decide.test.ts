@@ -73,7 +73,7 @@ describe("model catalog: Model limits reported by GET /v1/models", () => {
   it("the list body names every limit field and puts retired versions last", () => {
     const body = modelList();
     expect(body.object).toBe("list");
-    expect(body.data.map((m) => m.status)).toEqual([...Array(7).fill("active"), "retired"]);
+    expect(body.data.map((m) => m.status)).toEqual([...Array(8).fill("active"), "retired"]);
     for (const m of body.data) expect(Object.keys(m)).toEqual(expect.arrayContaining(Object.keys(V1_LIMITS)));
   });
 });

@@ -14,9 +14,9 @@ describe("GET /v1/models", () => {
     const body = (await res.json()) as { object: string; data: Array<Record<string, unknown>> };
     expect(body.object).toBe("list");
     const byId = Object.fromEntries(body.data.map((m) => [m.id, m]));
-    expect(byId["svc-1.5.0"]).toEqual({
+    expect(byId["svc-1.5.1"]).toEqual({
       object: "model",
-      id: "svc-1.5.0",
+      id: "svc-1.5.1",
       alias: "svc-1",
       served_by: "gpu",
       status: "active",
@@ -24,6 +24,7 @@ describe("GET /v1/models", () => {
       ...V1_LIMITS,
     });
     // The earlier exact versions stay served with their original calibrations (replays of their originals).
+    expect(byId["svc-1.5.0"]).toMatchObject({ alias: null, status: "active", calibration: "cal-20261125-0" });
     expect(byId["svc-1.4.0"]).toMatchObject({ alias: null, status: "active", calibration: "cal-20261123-3" });
     expect(byId["svc-1.3.0"]).toMatchObject({ alias: null, status: "active", calibration: "cal-20261123-2" });
     expect(byId["svc-1.2.0"]).toMatchObject({ alias: null, status: "active", calibration: "cal-20261123-1" });
