@@ -118,8 +118,8 @@ export const MAX_ALL_QUESTIONS_TOKENS = 4_096;
 export const CURRENT_CALIBRATION = "cal-20261123-3";
 
 /**
- * What `svc-1.5.1` applies: svc-1.5.0's model, framing and layout; every type fitted on the whole real-text train
- * split, check with a yes bias (docs/quality.md, "svc-1.5.1").
+ * What `svc-1.5.1` applies: svc-1.5.0's pick and rate maps; check refitted on the whole real-text train split as a
+ * temperature and a yes bias (docs/quality.md, "svc-1.5.1").
  */
 export const SVC_1_5_1_CALIBRATION = "cal-20261126-0";
 
