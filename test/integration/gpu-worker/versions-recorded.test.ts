@@ -11,10 +11,11 @@ import recorded from "./recorded/answers.json";
 
 // Replays of GPU originals are recomputed on the original exact version, so an older version's answers may never
 // move. `recorded/answers.json`: each older calibration's answers and meter for one request, same model file,
-// threads 1, one sequence, context 1024 (svc-1.5.0: its own file, Qwen2.5-Coder-1.5B). First computed on main before svc-1.3.0's engine changes (the gate and
+// threads 1, one sequence, context 1024. First computed on main before svc-1.3.0's engine changes (the gate and
 // relevance reads) and svc-1.3.0's before svc-1.4.0 (option descriptions read), on a machine whose best ggml CPU
-// variant was not `haswell`; re-recorded once on the pinned class (docs/decisions.md, "Numerics classes"). They
-// hold on any machine that computes in that class; elsewhere (ARM, macOS, a CPU without AVX2) the checks skip.
+// variant was not `haswell`; re-recorded once on the pinned class (docs/decisions.md, "Numerics classes").
+// svc-1.5.0's (its own file, Qwen2.5-Coder-1.5B) was recorded on the pinned class when svc-1.5.1 took the alias.
+// They hold on any machine that computes in that class; elsewhere (ARM, macOS, a CPU without AVX2) they skip.
 const scorer: Scorer = await openScorer({
   modelPath: defaultModelPath(),
   threads: 1,
