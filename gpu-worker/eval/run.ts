@@ -10,6 +10,9 @@
  *   --framing <id>              also ask in this framing with the identity map (raw label scores), or fit on it
  *   --every N                   every N-th item per type (train and held-out alike)
  *   --type pick|rate|check      only the items of this type
+ *   --shard k/n                 only part k of n (by state; with --fit its train items too): n processes, one per
+ *                               core, fill the score cache in 1/n of the time; then run once without it to report
+ *                               or to --write
  *   --fit                       fit one temperature per type on the train items (also shown: identity, and
  *                               the best of temperature + bias, length normalisation and per outcome count,
  *                               which is not written); --write writes it as the version's artifact, only where
@@ -35,7 +38,7 @@ import { NEEDLE_LENGTHS, needleItems, ROPE_CONFIGS } from "./long-context/needle
 import { fmt } from "./markdown";
 import { nll } from "./metrics";
 import { type Answered, reliability, reportTables } from "./report";
-import { buildSet, everyNth, loadSet } from "./sets";
+import { buildSet, everyNth, loadSet, shard } from "./sets";
 import {
   answer,
   examples,
@@ -47,7 +50,7 @@ import {
 } from "./versions";
 
 const USAGE =
-  "usage: npm run eval -- --set real|computed|needle --model <exact version> [--compare <exact version>] [--framing <id>] [--every N] [--type pick|rate|check] [--fit [--bias check,…] [--base <exact version>] [--write]] [--png <file>] [--threads N] [--rope none|yarn|linear] [--lengths 0,2000,…]\n" +
+  "usage: npm run eval -- --set real|computed|needle --model <exact version> [--compare <exact version>] [--framing <id>] [--every N] [--type pick|rate|check] [--shard k/n] [--fit [--bias check,…] [--base <exact version>] [--write]] [--png <file>] [--threads N] [--rope none|yarn|linear] [--lengths 0,2000,…]\n" +
   "       npm run eval -- --set real|computed --build";
 const TYPES: QuestionType[] = ["pick", "rate", "check"];
 const log = (line: string) => console.log(line);
@@ -60,6 +63,7 @@ const { values: o } = parseArgs({
     framing: { type: "string" },
     every: { type: "string", default: "1" },
     type: { type: "string" },
+    shard: { type: "string" },
     fit: { type: "boolean", default: false },
     bias: { type: "string", default: "" },
     base: { type: "string" },
@@ -109,6 +113,10 @@ const base = o.base === undefined ? undefined : servedCalibration(exact(o.base))
 if (base && base.framing !== framing)
   fail(`--base: ${base.version} is fitted on ${base.framing}, not ${framing}`);
 if (o.fit && set === "needle") fail("the needle set has no train items to fit on");
+const [part, parts] = (o.shard ?? "0/1").split("/").map(Number) as [number, number];
+if (!(Number.isInteger(part) && Number.isInteger(parts) && parts >= 1 && part >= 0 && part < parts))
+  fail("--shard k/n: 0 ≤ k < n");
+if (o.shard && o.write) fail("--shard fills the cache; write the fit in one run without it");
 const identity = JSON.stringify({ temperature: 1, bias: [] });
 if (o.write && framing !== version.gpu.framing)
   fail(`--write: the catalogue pins ${version.id}'s framing to ${version.gpu.framing}`);
@@ -130,13 +138,17 @@ try {
     const lengths = o.lengths?.split(",").map(Number) ?? NEEDLE_LENGTHS;
     all = needleItems(lengths, (s) => model.tokenize(s).length);
   }
-  const items = everyNth(all, every).filter((it) => o.type === undefined || it.type === o.type);
+  const items = shard(
+    everyNth(all, every).filter((it) => o.type === undefined || it.type === o.type),
+    part,
+    parts,
+  );
   const held = items.filter((it) => it.split === "heldout");
   const train = items.filter((it) => it.split === "train");
   const count = (xs: typeof items) =>
     TYPES.map((t) => `${t} ${xs.filter((i) => i.type === t).length}`).join(", ");
   log(
-    `${set} set${every > 1 ? `, 1 item in ${every} per type` : ""}: held-out ${count(held)}; train ${count(train)}`,
+    `${set} set${every > 1 ? `, 1 item in ${every} per type` : ""}${parts > 1 ? `, part ${part} of ${parts}` : ""}: held-out ${count(held)}; train ${count(train)}`,
   );
 
   const rows: Answered[] = [];

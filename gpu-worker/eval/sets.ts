@@ -31,6 +31,16 @@ export function everyNth(items: EvalItem[], n: number): EvalItem[] {
 }
 
 /**
+ * Part `k` of `n` (0 ≤ k < n): the items whose state is the k-th, (k+n)-th, … distinct state in file order, so
+ * the questions of one state stay in one part (one request, as the command asks them).
+ */
+export function shard(items: EvalItem[], k: number, n: number): EvalItem[] {
+  const index = new Map<string, number>();
+  for (const it of items) if (!index.has(it.state)) index.set(it.state, index.size);
+  return items.filter((it) => (index.get(it.state) as number) % n === k);
+}
+
+/**
  * Rebuilds a committed set's files from its builder (both deterministic; `real` fetches its pinned registry
  * packages first, `real/sources.ts`); returns a line per type.
  */

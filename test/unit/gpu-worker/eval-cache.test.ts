@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cachingScorer, scoreKey } from "../../../gpu-worker/eval/score-cache";
-import { everyNth } from "../../../gpu-worker/eval/sets";
+import { everyNth, shard } from "../../../gpu-worker/eval/sets";
 import { getFraming } from "../../../gpu-worker/src/framings";
 import type { Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
@@ -71,5 +71,16 @@ describe("every N-th item per type", () => {
   it("keeps the 1st, (N+1)th, … item of each type in file order", () => {
     const items = ["pick", "check", "pick", "check", "pick"].map((type, i) => ({ id: String(i), type }));
     expect(everyNth(items as never, 2).map((i) => i.id)).toEqual(["0", "1", "4"]);
+  });
+});
+
+describe("part k of n", () => {
+  it("splits by state in file order, a state's questions in one part, every item in exactly one part", () => {
+    const items = ["A", "B", "A", "C", "D", "B"].map((state, i) => ({ id: String(i), state }));
+    const parts = [0, 1].map((k) => shard(items as never, k, 2).map((i) => i.id));
+    expect(parts).toEqual([
+      ["0", "2", "3"],
+      ["1", "4", "5"],
+    ]);
   });
 });
