@@ -145,8 +145,8 @@ try {
   );
   const held = items.filter((it) => it.split === "heldout");
   const train = items.filter((it) => it.split === "train");
-  const count = (xs: typeof items) =>
-    TYPES.map((t) => `${t} ${xs.filter((i) => i.type === t).length}`).join(", ");
+  const count = (xs: typeof items, types = TYPES) =>
+    types.map((t) => `${t} ${xs.filter((i) => i.type === t).length}`).join(", ");
   log(
     `${set} set${every > 1 ? `, 1 item in ${every} per type` : ""}${parts > 1 ? `, part ${part} of ${parts}` : ""}: held-out ${count(held)}; train ${count(train)}`,
   );
@@ -208,7 +208,7 @@ try {
     const kept = base
       ? `; ${TYPES.filter((t) => !fitTypes.includes(t)).join(" and ")} as ${base.version}`
       : "";
-    const note = `Fitted by \`npm run eval -- ${process.argv.slice(2).join(" ")}\`: a temperature per type fitted by NLL on the train items (${fitTypes.map((t) => `${t} ${train.filter((i) => i.type === t).length}`).join(", ")}), ${how}${kept}; numbers in docs/quality.md.`;
+    const note = `Fitted by \`npm run eval -- ${process.argv.slice(2).join(" ")}\`: a temperature per type fitted by NLL on the train items (${count(train, fitTypes)}), ${how}${kept}; numbers in docs/quality.md.`;
     writeFileSync(
       path,
       `${JSON.stringify({ version: fitted.version, framing, note, types: fitted.types }, null, 2)}\n`,

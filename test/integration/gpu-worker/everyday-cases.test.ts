@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCalibration } from "../../../gpu-worker/src/calibration";
 import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
 import { Engine } from "../../../gpu-worker/src/engine";
-import { scorerGroups } from "../../../gpu-worker/src/model-files";
-import { openScorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { ALIASES } from "../../../schema/models";
 import { DEMO_TOPIC_CASES, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/demo-decide";
+import { openVersionScorer } from "../../support/version-scorer";
 
 // Everyday questions a new user asks first, on the real model with the calibration the alias `svc-1` serves.
 // Written before any tuning of framing or calibration (issue #13); the cases are not part of the fit.
@@ -21,14 +20,7 @@ import { DEMO_TOPIC_CASES, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/de
 const version = ALIASES["svc-1"] as string;
 let engine: Engine;
 beforeAll(async () => {
-  const [group] = scorerGroups([version]);
-  const scorer = await openScorer({
-    modelPath: group?.path as string,
-    threads: 1,
-    sequences: 1,
-    contextSize: 512,
-    ...(group?.gpu.reads && { reads: group.gpu.reads }),
-  });
+  const scorer = await openVersionScorer(version, { contextSize: 512 });
   engine = new Engine(scorer, loadCalibration(catalogCalibrationPath(version)), version);
 });
 afterAll(async () => {

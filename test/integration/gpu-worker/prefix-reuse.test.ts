@@ -2,30 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCalibration } from "../../../gpu-worker/src/calibration";
 import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin";
 import { getFraming } from "../../../gpu-worker/src/framings";
-import { scorerGroups } from "../../../gpu-worker/src/model-files";
 import { prefixReuseMeasuredOn } from "../../../gpu-worker/src/prefix-reuse";
-import { openScorer, type RawScores, type Scorer } from "../../../gpu-worker/src/scorer";
+import type { RawScores, Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { ALIASES } from "../../../schema/models";
 import { DEMO_DECIDE, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/demo-decide";
+import { openVersionScorer } from "../../support/version-scorer";
 
 // A sequence keeps the head of the state prefix the request before it evaluated, where that gives the same bits
 // as evaluating from position 0 (gpu-worker/src/prefix-reuse.ts). Checked on the default alias's model (its
 // framing starts every prefix with the same system turn) against a scorer that never keeps anything: short
 // states, states of ≥ 64 tokens (the tiled attention kernel), a state asked twice, and a short one after a long one.
 const version = ALIASES["svc-1"] as string;
-const [group] = scorerGroups([version]);
 const framing = getFraming(loadCalibration(catalogCalibrationPath(version)).framing);
-const open = (reusePrefixes: boolean) =>
-  openScorer({
-    modelPath: group?.path as string,
-    threads: 1,
-    sequences: 1,
-    contextSize: 1024,
-    layout: group?.gpu.layout,
-    reads: group?.gpu.reads,
-    reusePrefixes,
-  });
+const open = (reusePrefixes: boolean) => openVersionScorer(version, { contextSize: 1024, reusePrefixes });
 const reusing: Scorer = await open(true);
 const fresh: Scorer = await open(false);
 afterAll(async () => {

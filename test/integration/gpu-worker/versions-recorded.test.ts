@@ -3,10 +3,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CALIBRATION_DIR, loadCalibration } from "../../../gpu-worker/src/calibration";
 import { Engine } from "../../../gpu-worker/src/engine";
 import { defaultModelPath } from "../../../gpu-worker/src/model-check";
-import { scorerGroups } from "../../../gpu-worker/src/model-files";
 import { openScorer, type Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { CPU_CLASS, findModel } from "../../../schema/models";
+import { openVersionScorer } from "../../support/version-scorer";
 import recorded from "./recorded/answers.json";
 
 // Replays of GPU originals are recomputed on the original exact version, so an older version's answers may never
@@ -22,15 +22,7 @@ const scorer: Scorer = await openScorer({
   sequences: 1,
   contextSize: 1024,
 });
-const [qwenFile] = scorerGroups(["svc-1.5.0"]);
-const qwen: Scorer = await openScorer({
-  modelPath: qwenFile?.path as string,
-  threads: 1,
-  sequences: 1,
-  contextSize: 1024,
-  layout: qwenFile?.gpu.layout,
-  reads: qwenFile?.gpu.reads,
-});
+const qwen: Scorer = await openVersionScorer("svc-1.5.0", { contextSize: 1024 });
 afterAll(async () => {
   await scorer.close();
   await qwen.close();
