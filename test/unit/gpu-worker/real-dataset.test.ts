@@ -42,6 +42,22 @@ describe("real-text labelled set (gpu-worker/eval/data-real)", () => {
     }
   });
 
+  it("rate families beyond sentiment: a CWE entry's likelihood of exploit, an interview question's level", () => {
+    for (const [family, prefix, levels] of [
+      ["exploit-rate", "likelihood:", ["Low", "Medium", "High"]],
+      ["difficulty-rate", "level:", ["basic", "intermediate", "advanced"]],
+    ] as const) {
+      const rated = items.filter((i) => familyOf(i) === family);
+      expect(rated.length).toBeGreaterThan(150);
+      for (const it of rated) {
+        const label = it.labels?.find((l) => l.startsWith(prefix))?.slice(prefix.length);
+        expect(label).toBe(levels[it.answer as number]);
+      }
+      for (const level of levels.keys())
+        expect(rated.filter((i) => i.answer === level).length).toBeGreaterThanOrEqual(30);
+    }
+  });
+
   it("no source text is on both sides of the split; both sides hold every family", () => {
     const sides = new Map<string, Set<string>>();
     for (const it of items) sides.set(it.state, (sides.get(it.state) ?? new Set()).add(it.split));
