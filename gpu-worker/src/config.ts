@@ -29,6 +29,8 @@ export function configFromEnv(env = process.env) {
     lanes: Math.max(1, int("SVC_LANES", 2)),
     /** A request keeps the prefix head its sequence's previous request evaluated where the bits are the same (prefix-reuse.ts); 0 turns it off. */
     reusePrefixes: int("SVC_REUSE_PREFIXES", 1) !== 0,
+    /** A live request's questions may be spread over a wholly idle lane (helper-share.ts); 0 keeps each request on one lane. */
+    spreadQuestions: int("SVC_SPREAD_QUESTIONS", 1) !== 0,
     queueMax: int("SVC_QUEUE_MAX", 16),
     /** Default: what the catalogue's largest request needs (`contextSizeFor`). */
     contextSize: int("SVC_CONTEXT_SIZE", contextSizeFor(V1_LIMITS)),

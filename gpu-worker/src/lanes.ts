@@ -60,12 +60,37 @@ export class LaneScheduler<S> {
   }
 
   /** Admits a request of `cost` planned tokens to its lane (see the class) and runs `fn` on one of its sequences. */
-  async run<R>(
+  run<R>(
     cost: number,
     fn: (seq: S, admission: Admission<S>) => Promise<R>,
     priority: Priority = "live",
   ): Promise<R> {
-    const lane = this.laneFor(priority);
+    return this.admit(this.laneFor(priority), cost, fn, priority);
+  }
+
+  /**
+   * Runs `fn` for a live request admitted to `from` on a sequence of another lane that is wholly idle (nothing
+   * admitted, a sequence free), or returns `undefined` when no lane is. Its `cost` is that lane's pending live
+   * work while it runs, so a request that comes meanwhile sees the lane busy: a helper never makes anyone wait
+   * who was there before it.
+   */
+  helper<R>(
+    from: Lane<S>,
+    cost: number,
+    fn: (seq: S, admission: Admission<S>) => Promise<R>,
+  ): Promise<R> | undefined {
+    const idle = this.lanes.find(
+      (l) => l !== from && l.pending === 0 && l.liveActive === 0 && l.pool.available() > 0,
+    );
+    return idle && this.admit(idle, cost, fn, "live");
+  }
+
+  private async admit<R>(
+    lane: Lane<S>,
+    cost: number,
+    fn: (seq: S, admission: Admission<S>) => Promise<R>,
+    priority: Priority,
+  ): Promise<R> {
     const live = priority === "live";
     let left = cost;
     const take = (n: number) => {

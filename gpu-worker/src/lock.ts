@@ -60,6 +60,11 @@ export class Pool<T> {
     this.batchCap = Math.max(1, items.length - 1);
   }
 
+  /** Items free right now (a live `use` takes one of them without waiting). */
+  available(): number {
+    return this.free.length;
+  }
+
   async use<R>(fn: (item: T) => Promise<R>, priority: Priority = "live"): Promise<R> {
     const item =
       (this.mayTake(priority) ? this.free.pop() : undefined) ??

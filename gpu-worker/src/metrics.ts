@@ -10,6 +10,8 @@ export class Metrics {
   tokensReused = 0;
   /** Set from the scorers when rendered. */
   prefixTokensKept = 0;
+  /** Summed over the scorers when /metrics is read (`Scorer.spreadRequests`). */
+  requestsSpread = 0;
   queueDepth = 0;
   inFlight = 0;
 
@@ -34,6 +36,9 @@ export class Metrics {
       "# HELP svc_engine_prefix_tokens_kept_total State-prefix tokens a sequence kept from its previous request instead of decoding them again.",
       "# TYPE svc_engine_prefix_tokens_kept_total counter",
       `svc_engine_prefix_tokens_kept_total ${this.prefixTokensKept}`,
+      "# HELP svc_engine_requests_spread_total Requests whose questions a second, idle lane helped evaluate.",
+      "# TYPE svc_engine_requests_spread_total counter",
+      `svc_engine_requests_spread_total ${this.requestsSpread}`,
       "# HELP svc_engine_tokens_reused_total Cached tokens evaluations built on instead of re-evaluating them.",
       "# TYPE svc_engine_tokens_reused_total counter",
       `svc_engine_tokens_reused_total ${this.tokensReused}`,

@@ -13,6 +13,7 @@ import type { ScoreQuestion } from "../../schema/engine-protocol";
 import { type EvaluationLayout, SVC1_LAYOUT } from "../../schema/models";
 import { checkCancelled } from "./cancel";
 import type { Framing, Piece } from "./framings";
+import { helperShare } from "./helper-share";
 import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-walk";
 import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
 import type { Priority } from "./lock";
@@ -56,6 +57,12 @@ export interface ScorerOptions {
    * every prefix from position 0.
    */
   reusePrefixes?: boolean;
+  /**
+   * Default true, with two or more lanes: a live request whose questions can be split hands about half of them
+   * to a wholly idle lane, which evaluates the (short) state prefix and the questions' shared heads too (see
+   * `helperShare`); the answers and the meter are the same bytes either way. False keeps every request on one lane.
+   */
+  spreadQuestions?: boolean;
   /**
    * RoPE scaling written over the GGUF's metadata (llama.cpp reads it at load; node-llama-cpp exposes no context
    * option for it). Unset = the model's own (none for SmolLM2). Measured past 8,192 tokens in docs/quality.md.
@@ -134,6 +141,8 @@ export interface Scorer {
    * count in the requests' `tokens_evaluated`, which meters each request as from position 0); absent on stand-ins.
    */
   keptTokens?(): number;
+  /** Requests that had a helper lane take part of their questions (`spreadQuestions`), since the scorer opened. */
+  spreadRequests?(): number;
   /** Measured speed and queued work (the scheduler's view; see `openScorer`); absent on stand-ins. */
   load?(): ScorerLoad;
   close(): Promise<void>;
@@ -189,7 +198,8 @@ function plan(
  * others keep answering). Decode time is metered: `load()` gives tokens evaluated per second of decode time.
  * Per request: the state prefix once, then the question prompts as a tree (common leading tokens once, see
  * prompt-tree), each branch rewound to its parent's end, then each question's label trie (chains of label tokens
- * in one decode, see label-walk). On SmolLM2 a question's scores are bit-identical alone and among others; on
+ * in one decode, see label-walk). A live request may hand part of its tree to a lane with nothing admitted, which
+ * evaluates the same prefix and heads first (helper-share): the same decodes, so the same bytes. On SmolLM2 a question's scores are bit-identical alone and among others; on
  * svc-1.5.0's Q4_K weights a shared head off the 4-row grid changes them slightly (docs/decisions.md,
  * "Prompt-tree heads on Q4_K"). Flash attention is the layout's, on for svc-1 (what node-llama-cpp's "auto" chose on CPU when the calibrations were fitted;
  * off changes logits by ~0.06).
@@ -244,13 +254,58 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   const scheduler = new LaneScheduler(laneSeqs);
   // The rules were measured on the pinned CPU variant (prefix-reuse); other kernels evaluate every prefix whole.
   const reuse = prefixReuseMeasuredOn(numerics) && opts.reusePrefixes !== false;
+  const spread = opts.spreadQuestions !== false && lanes > 1;
   // Per sequence, the state prefix its previous request evaluated whole (what its first tokens hold).
   const heldPrefix = new WeakMap<LlamaContextSequence, readonly Token[]>();
   let keptTotal = 0;
+  let spreadTotal = 0;
   const speed = new SpeedMeter();
 
   async function score(seq: LlamaContextSequence, p: Plan, admission: Admission<LlamaContextSequence>) {
     const meter: Meter = { tokens_evaluated: 0, tokens_reused: 0 };
+    const scores: number[][] = p.questions.map(() => []);
+    const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));
+    const labelTokens = (qi: number) =>
+      (p.questions[qi] as Plan["questions"][number]).outcomes.reduce((n, t) => n + t.length, 0);
+    const split = spread ? helperShare(p.tree, p.prefix.length, labelTokens, layout.batch) : undefined;
+    const helped =
+      split &&
+      admission.priority === "live" &&
+      scheduler.helper(admission.lane, p.prefix.length + split.helperTokens, (hseq, hadm) =>
+        onSequence(hseq, hadm, p, { path: split.path, nodes: split.helper, metered: false }, meter, scores),
+      );
+    if (!split || !helped)
+      await onSequence(seq, admission, p, { path: [], nodes: p.tree, metered: true }, meter, scores);
+    else {
+      spreadTotal++;
+      // Both settle before the sequences go back to their pools; the first failure is the request's.
+      const mine = onSequence(
+        seq,
+        admission,
+        p,
+        { path: split.path, nodes: split.mine, metered: true },
+        meter,
+        scores,
+      );
+      for (const r of await Promise.allSettled([mine, helped])) if (r.status === "rejected") throw r.reason;
+    }
+    return { scores, tokensPerOutcome, meter };
+  }
+
+  /**
+   * On one sequence: the state prefix (or a kept head of it, prefix-reuse), the shared heads of `path`, then the
+   * question prompts of `nodes` as a walk of the prompt tree, each answer written to `scores`. A helper lane runs
+   * this for its share of the request (`helperShare`): every question sees the same tokens at the same positions,
+   * so the same bits. The meter counts the prefix and the path once: on the request's own lane (`metered`).
+   */
+  async function onSequence(
+    seq: LlamaContextSequence,
+    admission: Admission<LlamaContextSequence>,
+    p: Plan,
+    share: { path: PromptNode[]; nodes: PromptNode[]; metered: boolean },
+    meter: Meter,
+    scores: number[][],
+  ) {
     const mutex = admission.lane.mutex;
     // Every decode of the lane under its mutex (no batch mixes two requests); timed for the speed meter.
     const decode = {
@@ -269,9 +324,11 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
         return mutex.run(timed, admission.priority);
       },
     };
-    const run = async (items: ControlledEvaluateInputItem[]) => {
-      meter.tokens_reused += seq.nextTokenIndex;
-      meter.tokens_evaluated += items.length;
+    const run = async (items: ControlledEvaluateInputItem[], metered = true) => {
+      if (metered) {
+        meter.tokens_reused += seq.nextTokenIndex;
+        meter.tokens_evaluated += items.length;
+      }
       return decode.run(items.length, () => seq.controlledEvaluate(items));
     };
     const rewind = (to: number) =>
@@ -286,9 +343,6 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     if (keep === 0) await seq.clearHistory();
     else await rewind(keep);
     keptTotal += keep;
-    // The meter is the request's own, as evaluated from position 0, so a response is the same bytes whatever
-    // the sequence held before; what was kept is counted apart (`keptTokens`).
-    meter.tokens_evaluated += p.prefix.length;
     // One decode per `batch` tokens from position 0, as node-llama-cpp would split it, but each under the lane's
     // mutex on its own: other sequences of the lane get their turn between chunks, and a cancelled request stops
     // here. A kept head shortens the first chunk only.
@@ -298,8 +352,28 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
       i += chunk.length;
     }
     heldPrefix.set(seq, p.prefix);
-    const scores: number[][] = p.questions.map(() => []);
-    const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));
+    // The meter is the request's own, as evaluated once from position 0, so a response is the same bytes whatever
+    // the sequence held before and however many lanes took part; what was kept is counted apart (`keptTokens`).
+    if (share.metered) meter.tokens_evaluated += p.prefix.length;
+    try {
+      for (const head of share.path) await run(head.tokens as Token[], share.metered);
+      await walkQuestions(seq, p, share.nodes, run, rewind, scores);
+    } catch (err) {
+      // A decode that failed may have left cells the sequence does not list: the next request clears it.
+      heldPrefix.delete(seq);
+      throw err;
+    }
+  }
+
+  /** Walks `nodes` of the prompt tree on `seq` (on top of the state prefix), writing each answer to `scores`. */
+  async function walkQuestions(
+    seq: LlamaContextSequence,
+    p: Plan,
+    nodes: PromptNode[],
+    run: (items: ControlledEvaluateInputItem[]) => ReturnType<LlamaContextSequence["controlledEvaluate"]>,
+    rewind: (to: number) => Promise<void> | undefined,
+    scores: number[][],
+  ) {
     const walkSeq: WalkSequence = { run, rewind, position: () => seq.nextTokenIndex };
     // Evaluates the last stretch of question `qi`'s prompt, reads its answer distribution, walks its label trie.
     const answer = async (qi: number, tokens: Token[]) => {
@@ -318,9 +392,9 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
       scores[qi] = s;
     };
     // Shared prompt heads are evaluated once; every branch rewinds to where its parent ended.
-    const walk = async (nodes: PromptNode[]) => {
+    const walk = async (level: PromptNode[]) => {
       const at = seq.nextTokenIndex;
-      for (const n of nodes) {
+      for (const n of level) {
         await rewind(at);
         if (n.question !== undefined) await answer(n.question, n.tokens as Token[]);
         else {
@@ -329,24 +403,14 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
         }
       }
     };
-    await walk(p.tree);
-    return { scores, tokensPerOutcome, meter };
+    await walk(nodes);
   }
 
   const scorePlan = async (prepared: PreparedRequest, priority: Priority = "live") => {
     const p = prepared as Plan;
     if (p.peakTokens > contextSize)
       throw new Error(`request needs ${p.peakTokens} tokens in one sequence; context holds ${contextSize}`);
-    return scheduler.run(
-      p.costTokens,
-      (seq, admission) =>
-        score(seq, p, admission).catch((err: unknown) => {
-          // A decode that failed may have left cells the sequence does not list: the next request clears it.
-          heldPrefix.delete(seq);
-          throw err;
-        }),
-      priority,
-    );
+    return scheduler.run(p.costTokens, (seq, admission) => score(seq, p, admission), priority);
   };
   return {
     model,
@@ -364,6 +428,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
       };
     },
     keptTokens: () => keptTotal,
+    spreadRequests: () => spreadTotal,
     rawScores: (state, questions, framing, priority) =>
       scorePlan(plan(model, read, state, questions, framing), priority),
     async close() {

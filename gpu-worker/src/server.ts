@@ -57,10 +57,13 @@ export function loadOf(engines: ReadonlyMap<string, Engine>): Record<string, Sco
   return out;
 }
 
-/** Prefix tokens every scorer of the worker kept from a previous request instead of evaluating (once per scorer). */
-function keptTokensOf(engines: ReadonlyMap<string, Engine> | null): number {
+/** A counter summed over every scorer of the worker (once per scorer, which may serve several versions). */
+function sumOverScorers(
+  engines: ReadonlyMap<string, Engine> | null,
+  count: (s: Engine["scorer"]) => number | undefined,
+): number {
   const scorers = new Set([...(engines?.values() ?? [])].map((e) => e.scorer));
-  return [...scorers].reduce((n, s) => n + (s.keptTokens?.() ?? 0), 0);
+  return [...scorers].reduce((n, s) => n + (count(s) ?? 0), 0);
 }
 
 /**
@@ -197,7 +200,8 @@ export function createWorkerServer(
       if (route === "GET /livez") return send(res, 200, '{"ok":true}');
       if (route === "GET /readyz") return sendReadiness(res, draining ? null : getEngines());
       if (route === "GET /metrics") {
-        metrics.prefixTokensKept = keptTokensOf(getEngines());
+        metrics.prefixTokensKept = sumOverScorers(getEngines(), (s) => s.keptTokens?.());
+        metrics.requestsSpread = sumOverScorers(getEngines(), (s) => s.spreadRequests?.());
         return send(res, 200, metrics.render(), "text/plain; version=0.0.4");
       }
       if (route === "POST /v1/score") return score(req, res);

@@ -203,3 +203,50 @@ describe("a batch request decodes only while no live one is active in its lane (
     await first;
   });
 });
+
+describe("LaneScheduler.helper: a live request borrows a wholly idle lane, never a busy one", () => {
+  it("runs on another lane with nothing admitted; its cost is that lane's pending work until it ends", async () => {
+    const s = new LaneScheduler([
+      ["a1", "a2"],
+      ["b1", "b2"],
+    ]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const seen: string[] = [];
+    const main = s.run(100, async (seq, adm) => {
+      seen.push(seq);
+      const helped = s.helper(adm.lane, 40, async (hseq) => {
+        seen.push(hseq);
+        await held;
+      });
+      expect(helped).toBeDefined();
+      // A request arriving now sees both lanes busy: the helper's 40 tokens count in the other lane.
+      expect(s.queued()).toEqual({ total: 140, least: 40 });
+      release();
+      await helped;
+    });
+    await main;
+    expect(seen).toEqual(["a2", "b2"]);
+    expect(s.queued()).toEqual({ total: 0, least: 0 });
+  });
+
+  it("refuses when every other lane has work admitted, or when there is no other lane", async () => {
+    const s = new LaneScheduler([["a"], ["b"]]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const busy = s.run(500, () => held);
+    await s.run(50, async (_seq, adm) => {
+      expect(s.helper(adm.lane, 10, async () => undefined)).toBeUndefined();
+    });
+    release();
+    await busy;
+    const one = new LaneScheduler([["only"]]);
+    await one.run(50, async (_seq, adm) => {
+      expect(one.helper(adm.lane, 10, async () => undefined)).toBeUndefined();
+    });
+  });
+});
