@@ -1,7 +1,8 @@
 /**
  * `npm run bench:readme-decide`: the README's two-question decide (`scripts/stack/demo-decide.ts`) scored by a
  * real GPU worker process on CPU, per exact version, for each thread count given (default 1,2), p50 and p95 of
- * N calls (default 9) after one warm-up; the old default version is the baseline in the same run. The calls
+ * N calls (default 9) after one warm-up, at the worker's default context size; the old default version is the
+ * baseline in the same run. The calls
  * alternate the README's state with another short message, so no call finds its own state kept from the call
  * before (prefix-reuse keeps the framing's common head only). With `--reuse` each setting also runs with
  * `SVC_REUSE_PREFIXES=0` (every prefix from position 0), the baseline of that feature; with `--spread` with
@@ -41,7 +42,6 @@ for (const threads of THREADS)
       GPU_SIGNING_SECRET: SECRET,
       SVC_THREADS: String(threads),
       SVC_MODEL_VERSION: [...new Set(VERSIONS)].join(","),
-      SVC_CONTEXT_SIZE: "1024",
       SVC_REUSE_PREFIXES: reuse,
       SVC_SPREAD_QUESTIONS: spread,
     });
