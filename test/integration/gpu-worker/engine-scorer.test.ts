@@ -5,7 +5,7 @@ import { type Framing, getFraming } from "../../../gpu-worker/src/framings";
 import { defaultModelPath } from "../../../gpu-worker/src/model-check";
 import { openScorer, type Scorer } from "../../../gpu-worker/src/scorer";
 import { continuationTokens, tokenizePieces } from "../../../gpu-worker/src/tokenize";
-import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { checkQuestion as check, pickQuestion as pick } from "../../support/score-questions";
 
 // Real model on CPU, no mocks. States stay short so the file runs in seconds. The framing is the one the
 // svc-1.4.0 calibration names (the newest version that evaluates this model file).
@@ -16,20 +16,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await scorer?.close();
-});
-
-const pick = (id: string, instructions: string, labels: string[]): ScoreQuestion => ({
-  id,
-  type: "pick",
-  instructions,
-  criteria: [],
-  options: labels.map((label) => ({ label, description: null })),
-});
-const check = (id: string, instructions: string): ScoreQuestion => ({
-  id,
-  type: "check",
-  instructions,
-  criteria: [],
 });
 
 const STATE = "Notes from a geography lesson about European countries and their cities.";

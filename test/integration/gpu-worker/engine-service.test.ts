@@ -11,6 +11,7 @@ import { CPU_CLASS } from "../../../schema/models";
 import { signRequest } from "../../../schema/signing";
 // @ts-expect-error: plain ESM script without types
 import { PINNED_CPU_VARIANT, runnableVariants } from "../../../scripts/ggml-cpu-pin.mjs";
+import { checkQuestion as check } from "../../support/score-questions";
 
 // The real worker process (gpu-worker/src/main.ts) on the real model, reached over HTTP.
 const SECRET = "test-secret-engine-service";
@@ -28,12 +29,6 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const check = (id: string, instructions: string): ScoreQuestion => ({
-  id,
-  type: "check",
-  instructions,
-  criteria: [],
-});
 // Each call gets its own request_id: identical bodies signed in the same second are (rightly) replays.
 let seq = 0;
 const body = (state: string, questions: ScoreQuestion[], model = "svc-1.0.0") =>

@@ -3,6 +3,7 @@ import { LOAD_HEADER } from "../../../gpu-worker/src/server";
 import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { signRequest } from "../../../schema/signing";
+import { checkQuestion as check } from "../../support/score-questions";
 
 // Issue 30: the real worker on the real model with 2 lanes × 1 thread (the default on 2 cores), svc-1.4.0 only.
 const SECRET = "test-secret-lanes";
@@ -21,12 +22,6 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const check = (id: string, instructions: string): ScoreQuestion => ({
-  id,
-  type: "check",
-  instructions,
-  criteria: [],
-});
 let n = 0;
 const body = (state: string, questions: ScoreQuestion[]) =>
   JSON.stringify({ request_id: `l${++n}`, model: "svc-1.4.0", state, questions });

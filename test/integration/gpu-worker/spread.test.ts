@@ -4,7 +4,7 @@ import { catalogCalibrationPath } from "../../../gpu-worker/src/calibration-pin"
 import { getFraming } from "../../../gpu-worker/src/framings";
 import { defaultModelPath } from "../../../gpu-worker/src/model-check";
 import { openScorer, type Scorer } from "../../../gpu-worker/src/scorer";
-import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { checkQuestion as check, pickQuestion as pick } from "../../support/score-questions";
 
 // A live request's questions spread over an idle second lane (gpu-worker/src/helper-share.ts) must give the
 // bytes the request gives on one lane: every question sees the same prefix at the same positions in either lane.
@@ -20,20 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await spread?.close();
   await single?.close();
-});
-
-const check = (id: string, instructions: string): ScoreQuestion => ({
-  id,
-  type: "check",
-  instructions,
-  criteria: [],
-});
-const pick = (id: string, instructions: string, labels: string[]): ScoreQuestion => ({
-  id,
-  type: "pick",
-  instructions,
-  criteria: [],
-  options: labels.map((label) => ({ label, description: null })),
 });
 
 const README_STATE = "The customer wrote: my parcel arrived broken, I want my money back.";

@@ -6,19 +6,13 @@ import { cachingScorer, scoreKey } from "../../../gpu-worker/eval/score-cache";
 import { everyNth, shard } from "../../../gpu-worker/eval/sets";
 import { getFraming } from "../../../gpu-worker/src/framings";
 import type { Scorer } from "../../../gpu-worker/src/scorer";
-import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import { checkQuestion as check } from "../../support/score-questions";
 import { scorerStandIn } from "../../support/scorer-stand-in";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-eval-cache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const framing = getFraming("plain-mix-2");
-const check = (id: string, instructions: string): ScoreQuestion => ({
-  id,
-  type: "check",
-  instructions,
-  criteria: [],
-});
 const A = check("a", "Is it spam?");
 const B = check("b", "Is it about money?");
 
