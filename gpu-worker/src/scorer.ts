@@ -267,10 +267,12 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     const tokensPerOutcome = p.questions.map((q) => q.outcomes.map((t) => t.length));
     const labelTokens = (qi: number) =>
       (p.questions[qi] as Plan["questions"][number]).outcomes.reduce((n, t) => n + t.length, 0);
-    const split = spread ? helperShare(p.tree, p.prefix.length, labelTokens, layout.batch) : undefined;
+    const split =
+      spread && admission.priority === "live"
+        ? helperShare(p.tree, p.prefix.length, labelTokens, layout.batch)
+        : undefined;
     const helped =
       split &&
-      admission.priority === "live" &&
       scheduler.helper(admission.lane, p.prefix.length + split.helperTokens, (hseq, hadm) =>
         onSequence(hseq, hadm, p, { path: split.path, nodes: split.helper, metered: false }, meter, scores),
       );

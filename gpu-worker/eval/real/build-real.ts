@@ -21,7 +21,7 @@ import {
   topicItems,
 } from "./families";
 import { readChatterbot } from "./read-chatterbot";
-import { readCwe } from "./read-cwe";
+import { LIKELIHOODS, readCwe } from "./read-cwe";
 import { INTERVIEW_LEVELS, readInterviewQuestions } from "./read-interview";
 import { readMail } from "./read-mail";
 import { type RatedText, readVader, sentimentClass } from "./read-vader";
@@ -103,7 +103,7 @@ export function realDrafts(seed = REAL_SEED): RealDraft[] {
     levels.flatMap((l) => draw(rng, xs, RATE_PER_LEVEL, (x) => levelOf(x) === l));
   return [
     ...first,
-    ...exploitItems(perLevel(weaknesses, ["Low", "Medium", "High"], (w) => w.likelihood)),
+    ...exploitItems(perLevel(weaknesses, LIKELIHOODS, (w) => w.likelihood)),
     ...difficultyItems(perLevel(interview, INTERVIEW_LEVELS, (q) => q.level)),
   ];
 }

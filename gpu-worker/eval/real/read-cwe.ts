@@ -9,7 +9,7 @@ export interface Weakness {
   likelihood: "Low" | "Medium" | "High";
 }
 
-const LIKELIHOODS = ["Low", "Medium", "High"] as const;
+export const LIKELIHOODS = ["Low", "Medium", "High"] as const;
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 const decodeEntities = (s: string) =>
   s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => ENTITIES[e] as string);
