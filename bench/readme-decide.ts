@@ -11,7 +11,7 @@
  */
 import { startWorker } from "../gpu-worker/src/spawn-worker";
 import { ALIASES } from "../schema/models";
-import { DEMO_DECIDE, DEMO_TOPIC_QUESTION } from "../scripts/stack/demo-decide";
+import { DEMO_DECIDE, DEMO_REFUND_QUESTION, DEMO_TOPIC_QUESTION } from "../scripts/stack/demo-decide";
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const N = Number(args[0] ?? 9);
@@ -24,10 +24,7 @@ const STATES = [
   "The customer wrote: the parcel arrived on time and everything works great, thank you!",
 ];
 const SECRET = "bench-readme-decide-secret";
-const questions = [
-  DEMO_TOPIC_QUESTION,
-  { id: "refund", type: "check", instructions: DEMO_DECIDE.questions.refund.instructions, criteria: [] },
-];
+const questions = [DEMO_TOPIC_QUESTION, DEMO_REFUND_QUESTION];
 const pct = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] as number;
 

@@ -35,6 +35,14 @@ export const DEMO_TOPIC_QUESTION: Extract<ScoreQuestion, { type: "pick" }> = {
   })),
 };
 
+/** The demo's refund check as the engine receives it. */
+export const DEMO_REFUND_QUESTION: Extract<ScoreQuestion, { type: "check" }> = {
+  id: "refund",
+  type: "check",
+  instructions: DEMO_DECIDE.questions.refund.instructions,
+  criteria: [],
+};
+
 /** Support messages the topic pick is checked on, each with the option that names its topic. */
 export const DEMO_TOPIC_CASES: [state: string, label: string][] = [
   [DEMO_DECIDE.state, "refund"],

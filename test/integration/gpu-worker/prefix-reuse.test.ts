@@ -6,7 +6,7 @@ import { prefixReuseMeasuredOn } from "../../../gpu-worker/src/prefix-reuse";
 import type { RawScores, Scorer } from "../../../gpu-worker/src/scorer";
 import type { ScoreQuestion } from "../../../schema/engine-protocol";
 import { ALIASES } from "../../../schema/models";
-import { DEMO_DECIDE, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/demo-decide";
+import { DEMO_DECIDE, DEMO_REFUND_QUESTION, DEMO_TOPIC_QUESTION } from "../../../scripts/stack/demo-decide";
 import { openVersionScorer } from "../../support/version-scorer";
 
 // A sequence keeps the head of the state prefix the request before it evaluated, where that gives the same bits
@@ -28,10 +28,7 @@ if (!measured)
     `prefix-reuse: skipped: numerics class ${reusing.numerics.id} is not the one the rules were measured on (run \`npm run setup\` to pin the CPU variant)`,
   );
 
-const QUESTIONS: ScoreQuestion[] = [
-  DEMO_TOPIC_QUESTION,
-  { id: "refund", type: "check", instructions: DEMO_DECIDE.questions.refund.instructions, criteria: [] },
-];
+const QUESTIONS: ScoreQuestion[] = [DEMO_TOPIC_QUESTION, DEMO_REFUND_QUESTION];
 const lines = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `Order ${4100 + i}: ${topic}, reported on day ${i + 1}.`).join("\n");
 /** In order: each is answered right after the one before it, on the reusing scorer's only sequence. */
