@@ -25,6 +25,8 @@
  *   --threads N                 threads of the evaluation (default 1)
  *   --rope none|yarn|linear     RoPE scaling written over SmolLM2's file (long states)
  *   --build                     rebuild the set's committed files from their sources instead (real, computed)
+ *   --customer 50,100,200       each family as one customer's question (issue 44): the API's calibration fit on
+ *                               its first n train items (answered as served), measured on its held-out items
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,6 +35,7 @@ import { V1_LIMITS } from "../../schema/models";
 import { CALIBRATION_DIR, type Calibration, type QuestionType } from "../src/calibration";
 import { contextSizeFor } from "../src/context-size";
 import { Engine } from "../src/engine";
+import { customerFits, customerFitTable } from "./customer-fit";
 import { calibrate, fitBest, fitTemperature, fitTemperatureAndBias } from "./fit";
 import { NEEDLE_LENGTHS, needleItems, ROPE_CONFIGS } from "./long-context/needle";
 import { fmt } from "./markdown";
@@ -73,6 +76,7 @@ const { values: o } = parseArgs({
     rope: { type: "string", default: "none" },
     lengths: { type: "string" },
     build: { type: "boolean", default: false },
+    customer: { type: "string" },
   },
   strict: true,
 });
@@ -151,6 +155,16 @@ try {
     `${set} set${every > 1 ? `, 1 item in ${every} per type` : ""}${parts > 1 ? `, part ${part} of ${parts}` : ""}: held-out ${count(held)}; train ${count(train)}`,
   );
 
+  if (o.customer) {
+    const sizes = o.customer.split(",").map(Number);
+    if (!sizes.every((n) => Number.isInteger(n) && n > 0)) fail("--customer: item counts, e.g. 50,100,200");
+    const t0 = performance.now();
+    const p = await answer(new Engine(scorers.of(version), served, version.id), items, log);
+    log(
+      `${version.id} (${served.version}): ${items.length} answered in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
+    if (parts === 1) log(`\n${customerFitTable(customerFits(items, p, sizes))}`);
+  }
   const rows: Answered[] = [];
   const ask = async (v: GpuVersion, cal: Calibration, label: string) => {
     const t0 = performance.now();
