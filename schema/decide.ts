@@ -79,6 +79,13 @@ export const DecideRequestWire = z.strictObject({
 export type DecideRequestWire = z.infer<typeof DecideRequestWire>;
 
 const Probability = z.number().min(0).max(1);
+/** Pattern of a calibration's id (issue 44: an account's calibration of one question). */
+export const CALIBRATION_ID_PATTERN = /^calib_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** Present only on an answer an account's calibration computed; it overrides the Decision's `calibration`. */
+const AnswerCalibration = z.string().regex(CALIBRATION_ID_PATTERN).optional().meta({
+  description:
+    "The account's calibration (`calib_…`) that answered this question, fitted on the account's own labels; absent when the version's own map answered (the Decision's `calibration`).",
+});
 
 export const PickAnswer = z.object({
   type: z.literal("pick"),
@@ -86,6 +93,7 @@ export const PickAnswer = z.object({
   probabilities: z.record(z.string(), Probability),
   confidence: Probability,
   abstained: z.boolean(),
+  calibration: AnswerCalibration,
 });
 export const RateAnswer = z.object({
   type: z.literal("rate"),
@@ -94,12 +102,14 @@ export const RateAnswer = z.object({
   probabilities: z.array(Probability),
   confidence: Probability,
   abstained: z.boolean(),
+  calibration: AnswerCalibration,
 });
 export const CheckAnswer = z.object({
   type: z.literal("check"),
   probability: Probability,
   confidence: Probability,
   abstained: z.boolean(),
+  calibration: AnswerCalibration,
 });
 export const Answer = z.discriminatedUnion("type", [PickAnswer, RateAnswer, CheckAnswer]);
 export type Answer = z.infer<typeof Answer>;

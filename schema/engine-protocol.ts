@@ -53,6 +53,11 @@ export const ScoreRequest = z.object({
    * leave a sequence of each lane free for them. Ordering only; the bytes do not depend on it.
    */
   priority: z.enum(["live", "batch"]).optional(),
+  /**
+   * Also return each answer's unrounded distribution (`distribution`): what an account's calibration is fitted
+   * on (evaluations) and applied to (decides on a calibrated question). The answers themselves are unchanged.
+   */
+  distributions: z.boolean().optional(),
 });
 export type ScoreRequest = z.infer<typeof ScoreRequest>;
 
@@ -84,8 +89,13 @@ export type EngineAnswer = z.infer<typeof EngineAnswer>;
 export const ScoreResponse = z.object({
   model: z.string(),
   calibration: z.string().regex(/^cal-[0-9]{8}-[0-9]+$/),
-  /** One answer per question, in request order, with the question's id. */
-  answers: z.array(z.object({ id: z.string(), answer: EngineAnswer })),
+  /**
+   * One answer per question, in request order, with the question's id; with `distributions` also the version's
+   * unrounded distribution the answer was shaped from (pick and rate in option or level order; check [yes, no]).
+   */
+  answers: z.array(
+    z.object({ id: z.string(), answer: EngineAnswer, distribution: z.array(z.number()).optional() }),
+  ),
   meter: z.object({ tokens_evaluated: z.number().int(), tokens_reused: z.number().int() }),
   /** The worker's numerics class (`gpu-worker/src/numerics.ts`); absent from stand-ins that have none. */
   numerics_class: z.string().optional(),

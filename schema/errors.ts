@@ -47,6 +47,37 @@ const e = (
 export const EXTENSION_ERRORS = {
   live_key_not_allowed: e("permission", 403, "no", "Evaluations run on test keys only; a live key was sent."),
   evaluation_not_found: e("not_found", 404, "no", "No evaluation with that id in the account."),
+  calibration_not_found: e("not_found", 404, "no", "No calibration with that id in the account."),
+  evaluation_not_done: e(
+    "conflict",
+    409,
+    "no",
+    "The evaluation is not `done`: a calibration is fitted on a finished run's answers.",
+  ),
+  calibration_limit_reached: e(
+    "conflict",
+    409,
+    "no",
+    "The account has 1,000 active calibrations; delete one before creating another.",
+  ),
+  evaluation_outdated: e(
+    "validation",
+    422,
+    "no",
+    "The evaluation was scored before answers kept their unrounded distributions: run its items again.",
+  ),
+  too_few_labels: e(
+    "validation",
+    422,
+    "no",
+    "Too few labelled items for the question: a check needs 30 of each answer, a pick or rate 50 items.",
+  ),
+  calibration_no_gain: e(
+    "validation",
+    422,
+    "no",
+    "The cross-validated NLL of the fitted map is not better than the version's own; nothing was applied.",
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export const ERRORS = {

@@ -8,6 +8,7 @@ import { routeNotFound } from "./middleware/routing";
 import { rootRedirect } from "./pages/root-redirect";
 import { consolePages } from "./pages/routes";
 import { getBalance } from "./routes/balance/get";
+import { CALIBRATION_ENDPOINTS } from "./routes/calibrations/endpoints";
 import { createAllowanceReset } from "./routes/console/allowance-resets/post";
 import { createCheckoutSession } from "./routes/console/checkout-sessions/post";
 import { CONSOLE_ENDPOINTS } from "./routes/console/endpoints";
@@ -51,6 +52,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
     creditLedger,
     ...CONSOLE_ENDPOINTS,
     ...EVALUATION_ENDPOINTS,
+    ...CALIBRATION_ENDPOINTS,
     createCheckoutSession,
     listPlans,
     listPublicPlans,

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type Stripe from "stripe";
 import { MaintenanceSwitch } from "./accounts/maintenance";
+import { CalibrationLookup } from "./calibrations/lookup";
 import { type EmailSender, httpEmailSender } from "./clients/email";
 import { Engine } from "./clients/engine";
 import { type IdentityProvider, oidcProvider } from "./clients/idp";
@@ -35,6 +36,8 @@ export interface Services {
   refundIntents: RefundIntentLog;
   /** GPU pool (health kept across requests) and hosted fallback. */
   engine: Engine;
+  /** The account's own calibrations a decide answers with (cached by the account's generation). */
+  calibrations: CalibrationLookup;
   /** Console: the e-mail API, the identity provider (key set cached), sign-in limits, maintenance switch. */
   email: EmailSender;
   idp: IdentityProvider;
@@ -58,6 +61,7 @@ export function buildServices(env: Env): Services {
     usage: usageLog(env),
     refundIntents: refundIntentLog(env),
     engine: Engine.fromEnv(env),
+    calibrations: new CalibrationLookup(db),
     email: httpEmailSender(env),
     idp: oidcProvider(env),
     signInLimits: new SignInLimiter(redis),

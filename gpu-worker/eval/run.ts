@@ -27,6 +27,8 @@
  *   --build                     rebuild the set's committed files from their sources instead (real, computed)
  *   --customer 50,100,200       each family as one customer's question (issue 44): the API's calibration fit on
  *                               its first n train items (answered as served), measured on its held-out items
+ *   --family a,b                only these families (the source up to its first `:`)
+ *   --cap 200,100               at most this many train, then held-out items per family (the first ones)
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,8 +42,8 @@ import { calibrate, fitBest, fitTemperature, fitTemperatureAndBias } from "./fit
 import { NEEDLE_LENGTHS, needleItems, ROPE_CONFIGS } from "./long-context/needle";
 import { fmt } from "./markdown";
 import { nll } from "./metrics";
-import { type Answered, reliability, reportTables } from "./report";
-import { buildSet, everyNth, loadSet, shard } from "./sets";
+import { type Answered, familyOf, reliability, reportTables } from "./report";
+import { buildSet, capPerFamily, everyNth, loadSet, shard } from "./sets";
 import {
   answer,
   examples,
@@ -77,6 +79,8 @@ const { values: o } = parseArgs({
     lengths: { type: "string" },
     build: { type: "boolean", default: false },
     customer: { type: "string" },
+    family: { type: "string" },
+    cap: { type: "string" },
   },
   strict: true,
 });
@@ -142,8 +146,16 @@ try {
     const lengths = o.lengths?.split(",").map(Number) ?? NEEDLE_LENGTHS;
     all = needleItems(lengths, (s) => model.tokenize(s).length);
   }
+  const families = o.family?.split(",");
+  const [trainCap, heldCap] = (o.cap ?? `${Infinity},${Infinity}`).split(",").map(Number) as [number, number];
   const items = shard(
-    everyNth(all, every).filter((it) => o.type === undefined || it.type === o.type),
+    capPerFamily(
+      everyNth(all, every).filter(
+        (it) => (o.type === undefined || it.type === o.type) && (!families || families.includes(familyOf(it))),
+      ),
+      trainCap,
+      heldCap,
+    ),
     part,
     parts,
   );

@@ -30,6 +30,17 @@ export function everyNth(items: EvalItem[], n: number): EvalItem[] {
   });
 }
 
+/** The first `train` train items and the first `held` held-out items of each family, in set order. */
+export function capPerFamily(items: EvalItem[], train: number, held: number): EvalItem[] {
+  const seen = new Map<string, number>();
+  return items.filter((it) => {
+    const key = `${it.source.split(":")[0]}\n${it.split}`;
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    return n < (it.split === "train" ? train : held);
+  });
+}
+
 /**
  * Part `k` of `n` (0 ≤ k < n): the items whose state is the k-th, (k+n)-th, … distinct state in file order, so
  * the questions of one state stay in one part (one request, as the command asks them).

@@ -146,6 +146,7 @@ export class Engine {
     const answers = req.questions.map((q, i) => ({
       id: q.id,
       answer: shapeAnswer(q, probabilities[i] as number[]),
+      ...(req.distributions && { distribution: probabilities[i] as number[] }),
     }));
     return { model: this.modelVersion, calibration: this.calibration.version, answers, meter };
   }

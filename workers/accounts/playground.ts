@@ -24,6 +24,7 @@ export function playgroundCaller(account: AccountRow): KeyRecord {
       rpmLimit: account.rpmLimit,
       tpmLimit: account.tpmLimit,
       contentLogDays: account.contentLogDays,
+      calibrationsGeneration: account.calibrationsGeneration,
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { EngineAnswer } from "../../schema/engine-protocol";
+import type { DecisionAnswer } from "../calibrations/lookup";
 import type { OriginalResult } from "../stores/idempotency";
 
 /** Everything a Decision (spec: Decision, 200 of POST /v1/decide) is made of. */
@@ -8,8 +9,8 @@ export interface DecisionParts {
   model: string;
   served_by: "gpu" | "fallback";
   calibration: string;
-  /** One per question, in request order. */
-  answers: ReadonlyArray<{ id: string; answer: EngineAnswer }>;
+  /** One per question, in request order; `calibration` on an answer the account's calibration computed. */
+  answers: ReadonlyArray<DecisionAnswer>;
   usage: OriginalResult["usage"];
 }
 
@@ -20,7 +21,15 @@ function member(key: string, valueJson: string): string {
   return `${str(key)}:${valueJson}`;
 }
 
-function answerJson(a: EngineAnswer): string {
+/** An answer's JSON; an account's calibration adds its id after the spec's fields (issue 44). */
+function answerJson(a: EngineAnswer, calibration?: string): string {
+  const json = engineAnswerJson(a);
+  return calibration === undefined
+    ? json
+    : `${json.slice(0, -1)},${member("calibration", str(calibration))}}`;
+}
+
+function engineAnswerJson(a: EngineAnswer): string {
   if (a.type === "pick") {
     // Written by hand: a JS object would move integer-like labels ("1", "10") ahead of the others.
     const probs = a.probabilities.map(([label, p]) => member(label, num(p))).join(",");
@@ -68,7 +77,10 @@ export function decisionJson(d: DecisionParts): string {
     member("model", str(d.model)),
     member("served_by", str(d.served_by)),
     member("calibration", str(d.calibration)),
-    member("answers", `{${d.answers.map((a) => member(a.id, answerJson(a.answer))).join(",")}}`),
+    member(
+      "answers",
+      `{${d.answers.map((a) => member(a.id, answerJson(a.answer, a.calibration))).join(",")}}`,
+    ),
     member("usage", `{${usage}}`),
   ].join(",")}}`;
 }

@@ -3,6 +3,7 @@ import type { TokenCounts } from "../../schema/decide";
 import type { ScoreRequest } from "../../schema/engine-protocol";
 import type { JsonValue } from "../../schema/json";
 import { type Charge, takeCharge } from "../billing/charge";
+import { type AnswerCalibrations, calibrateAnswers } from "../calibrations/lookup";
 import { ApiError } from "../errors";
 import { type MoneySubject, type RateLimitState, subjectOf } from "../limits/key-limits";
 import type { Services } from "../services";
@@ -24,10 +25,13 @@ export interface MoneyPathInput {
   /** Rendered for the engine, `model` = the exact GPU version. */
   engineRequest: ScoreRequest;
   tokens: TokenCounts;
+  /** The account's calibrations that answer some of the questions (issue 44); empty for most accounts. */
+  calibrations: AnswerCalibrations;
 }
 
 /** The services and the caller the money path works with; `onRateLimit` receives the real counts. */
-export interface MoneyPathDeps extends Pick<Services, "admission" | "ledger" | "refundIntents" | "engine"> {
+export interface MoneyPathDeps
+  extends Pick<Services, "admission" | "ledger" | "refundIntents" | "engine" | "calibrations"> {
   key: KeyRecord;
   requestId: string;
   onRateLimit(state: RateLimitState): void;
@@ -100,6 +104,12 @@ export async function runMoneyPath(
         signal: hold.signal,
       })
       .finally(hold.release);
+    // An account's calibration answers only on its own version's worker, never on the fallback.
+    const { answers, used } = calibrateAnswers(
+      input.engineRequest.questions,
+      out.result.answers,
+      out.served_by === "gpu" ? input.calibrations : new Map(),
+    );
     const original: OriginalResult = {
       id: deps.requestId,
       created: Math.floor(decodeTime(deps.requestId.slice("req_".length)) / 1000),
@@ -107,11 +117,20 @@ export async function runMoneyPath(
       served_by: out.served_by,
       ...(out.numerics_class && { numerics_class: out.numerics_class }),
       usage: charge.usage,
+      ...(Object.keys(used).length > 0 && { calibrations: used }),
     };
     Object.assign(event, { model: original.model, served_by: out.served_by }, charge.usage);
     await complete(deps, ticket, original);
     return {
-      decision: { ...original, calibration: out.result.calibration, answers: out.result.answers },
+      decision: {
+        id: original.id,
+        created: original.created,
+        model: original.model,
+        served_by: original.served_by,
+        calibration: out.result.calibration,
+        answers,
+        usage: original.usage,
+      },
       replayed: false,
     };
   } catch (err) {

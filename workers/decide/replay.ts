@@ -1,3 +1,4 @@
+import { calibrateAnswers } from "../calibrations/lookup";
 import type { Dispatched } from "../clients/engine";
 import { ApiError } from "../errors";
 import type { MoneySubject } from "../limits/key-limits";
@@ -13,17 +14,27 @@ import type { MoneyPathDeps, MoneyPathInput } from "./money-path";
  * `no_capacity`); a fallback original runs the normal path again.
  */
 export async function replayDecision(
-  deps: Pick<MoneyPathDeps, "engine">,
+  deps: Pick<MoneyPathDeps, "engine" | "calibrations">,
   input: MoneyPathInput,
   subject: MoneySubject,
   original: OriginalResult,
   event: UsageEvent,
 ): Promise<DecisionParts> {
   const gpuOriginal = original.served_by === "gpu";
+  // The calibrations the original answered with, also after they were replaced or deleted (issue 44).
+  const calibrations =
+    gpuOriginal && original.calibrations
+      ? await deps.calibrations.byIds(subject.accountId, original.calibrations)
+      : new Map();
+  const { distributions: _asked, ...request } = input.engineRequest;
   let out: Dispatched;
   try {
     out = await deps.engine.dispatch(
-      { ...input.engineRequest, model: gpuOriginal ? original.model : input.engineRequest.model },
+      {
+        ...request,
+        model: gpuOriginal ? original.model : request.model,
+        ...(calibrations.size > 0 && { distributions: true }),
+      },
       {
         fallback: !gpuOriginal && subject.mode === "live" ? input.resolved.fallback : null,
         tokens: input.tokens.input_tokens,
@@ -47,7 +58,11 @@ export async function replayDecision(
     model: out.result.model,
     served_by: out.served_by,
     calibration: out.result.calibration,
-    answers: out.result.answers,
+    answers: calibrateAnswers(
+      input.engineRequest.questions,
+      out.result.answers,
+      out.served_by === "gpu" ? calibrations : new Map(),
+    ).answers,
     usage: original.usage,
   };
 }

@@ -7,6 +7,7 @@ import { decisionJson } from "../decide/decision";
 import { parseJsonBody } from "../decide/parse-json";
 import { ApiError } from "../errors";
 import type { AppEnv } from "../middleware/context";
+import { intParam, queryOf } from "../routes/list-query";
 import {
   cancelEvaluation,
   deleteEvaluation,
@@ -94,32 +95,6 @@ export async function createEvaluationResponse(
   );
   inBackground(c, kickRunner(c.env, owner.accountId));
   return c.json(evaluationJson(row), 201);
-}
-
-/** One query parameter set: unknown names first (422 unknown_field), then each value (422 invalid_value). */
-function queryOf(c: Context<AppEnv>, allowed: readonly string[]): Map<string, string> {
-  const url = new URL(c.req.url);
-  const out = new Map<string, string>();
-  for (const [name, value] of url.searchParams) {
-    if (!allowed.includes(name))
-      throw new ApiError("unknown_field", { param: name, message: `Unknown query parameter \`${name}\`.` });
-    if (out.has(name))
-      throw new ApiError("invalid_value", { param: name, message: `\`${name}\` is given more than once.` });
-    out.set(name, value);
-  }
-  return out;
-}
-
-function intParam(q: Map<string, string>, name: string, min: number, max: number, fallback: number): number {
-  const text = q.get(name);
-  if (text === undefined) return fallback;
-  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(n >= min && n <= max))
-    throw new ApiError("invalid_value", {
-      param: name,
-      message: `\`${name}\` must be an integer from ${min} to ${max}.`,
-    });
-  return n;
 }
 
 /** listEvaluations: newest first, `limit` 1–100 (default 20), `starting_after` an evaluation id. */

@@ -11,6 +11,8 @@ export interface AccountRow {
   tpmLimit: number | null;
   /** Content-logging retention in days; null = off. */
   contentLogDays: number | null;
+  /** Bumped whenever the account's calibrations change (0: never had one). */
+  calibrationsGeneration: number;
   createdAt: number;
 }
 
@@ -24,11 +26,12 @@ function toAccount(r: Record<string, unknown>): AccountRow {
     rpmLimit: toInt(r.rpm_limit),
     tpmLimit: toInt(r.tpm_limit),
     contentLogDays: toInt(r.content_log_days),
+    calibrationsGeneration: toInt(r.calibrations_generation) ?? 0,
     createdAt: new Date(String(r.created_at)).getTime(),
   };
 }
 
-const COLUMNS = "id, email, status, rpm_limit, tpm_limit, content_log_days, created_at";
+const COLUMNS = "id, email, status, rpm_limit, tpm_limit, content_log_days, calibrations_generation, created_at";
 
 /** The account of a (lower-cased) address, created (`acc_` + ULID) when none has it. */
 export async function findOrCreateAccountByEmail(

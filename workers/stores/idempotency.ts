@@ -14,6 +14,8 @@ export interface OriginalResult {
   /** A GPU original's numerics class (metadata, not content): its replays are computed on that class only. */
   numerics_class?: string;
   usage: Usage;
+  /** Question id → the account's calibration that answered it (issue 44): a replay applies the same maps. */
+  calibrations?: Record<string, string>;
 }
 
 export interface IdempotencyRecord {

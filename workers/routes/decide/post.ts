@@ -19,8 +19,11 @@ import type { KeyRecord } from "../../stores/keys";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 
-/** Steps 2–6: everything that can reject the call before it may be charged. */
-async function checkRequest(c: Context<AppEnv>): Promise<MoneyPathInput> {
+/**
+ * Steps 2–6: everything that can reject the call before it may be charged; then the account's calibrations of
+ * its questions on that exact version (none looked up for an account that never calibrated).
+ */
+async function checkRequest(c: Context<AppEnv>, key: KeyRecord): Promise<MoneyPathInput> {
   // 2. idempotency-key header, body size (413), content type (400), strict JSON (400 invalid_json/duplicate_key)
   const { body, idempotencyKey } = await runFrontDoor(c);
   // 3. schema (422, spec precedence)
@@ -32,12 +35,15 @@ async function checkRequest(c: Context<AppEnv>): Promise<MoneyPathInput> {
   checkUniqueness(request);
   // 6. rendering and token limits (413); the charge is known from here on
   const tokens = checkTokenLimits(request, model.version.limits);
+  const calibrations = await c.var.calibrations.forRequest(key, request, model.version.id);
+  const engineRequest = renderForEngine(request, model.version.id, c.var.requestId);
   return {
     body,
     idempotencyKey,
     resolved: model,
-    engineRequest: renderForEngine(request, model.version.id, c.var.requestId),
+    engineRequest: calibrations.size > 0 ? { ...engineRequest, distributions: true } : engineRequest,
     tokens,
+    calibrations,
   };
 }
 
@@ -87,7 +93,7 @@ export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<R
     userAgent: c.req.header("user-agent"),
   });
   try {
-    const input = await checkRequest(c);
+    const input = await checkRequest(c, key);
     Object.assign(event, { model: input.resolved.version.id }, input.tokens);
     // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500). A client that goes away
     // cancels dispatch; the refund and the record's release still run to the end (waitUntil).

@@ -1,0 +1,117 @@
+/**
+ * Shapes of the calibration routes (issue 44: an evaluation fits a calibration for one question of the
+ * account's, and the account's decides on that exact version and question answer with it), shared by the
+ * Worker's declarations, the OpenAPI document, the SDK and the tests.
+ */
+import { z } from "@hono/zod-openapi";
+import { CALIBRATION_ID_PATTERN, QuestionWire } from "./decide";
+import { EVALUATION_ID_PATTERN } from "./evaluations";
+
+export { CALIBRATION_ID_PATTERN };
+/** Active calibrations one account may have at once. */
+export const MAX_ACTIVE_CALIBRATIONS = 1000;
+/** Fewest labels a fit is made on: a check needs this many of each answer… */
+export const MIN_CHECK_LABELS_EACH = 30;
+/** …a pick or a rate this many items. */
+export const MIN_ITEMS = 50;
+
+const calibrationId = z
+  .string()
+  .regex(CALIBRATION_ID_PATTERN)
+  .openapi({ example: "calib_01JD0000000000000000000000" });
+const unixSeconds = z.number().int().openapi({ description: "Unix time in seconds." });
+const rate = z.number().min(0).max(1);
+
+/** Body of `createCalibration` / `createConsoleCalibration`. */
+export const CreateCalibrationWire = z
+  .strictObject({
+    evaluation: z.string().regex(EVALUATION_ID_PATTERN).openapi({
+      description: "A `done` evaluation of the account, scored with unrounded distributions.",
+      example: "eval_01JD0000000000000000000000",
+    }),
+    question: z.string().openapi({
+      description: "A question id of the evaluation's items; every item that has it defines it the same way.",
+      example: "refund",
+    }),
+  })
+  .openapi("CreateCalibration");
+
+const ReliabilityBin = z.object({
+  lower: rate,
+  upper: rate,
+  count: z.number().int(),
+  mean_probability: rate.nullable(),
+  accuracy: rate.nullable(),
+});
+const Threshold = z.object({
+  target: rate,
+  min_confidence: rate
+    .nullable()
+    .openapi({ description: "Smallest `min_confidence` reaching the target; null if none." }),
+  coverage: rate.nullable(),
+});
+
+export const CalibrationMetrics = z
+  .object({
+    n: z.number().int(),
+    accuracy: rate,
+    ece15: rate.openapi({ description: "ECE over 15 equal bins of the predicted label's probability." }),
+    ece15_noise_floor: rate.openapi({
+      description:
+        "The ECE-15 a perfectly calibrated answer with these confidences shows from sampling noise alone.",
+    }),
+    nll: z.number().min(0).openapi({ description: "Mean negative log-likelihood of the expected labels." }),
+    brier: z.number().min(0),
+    auc: rate.nullable().openapi({ description: "Check: ROC AUC of the probability of yes." }),
+    reliability: z.array(ReliabilityBin),
+    thresholds: z
+      .array(Threshold)
+      .openapi({ description: "The smallest `min_confidence` for accuracy 0.90, 0.95 and 0.99." }),
+  })
+  .openapi("CalibrationMetrics");
+
+export const Calibration = z
+  .object({
+    id: calibrationId,
+    object: z.literal("calibration"),
+    model: z.string().openapi({ description: "The exact version it applies to.", example: "svc-1.5.1" }),
+    evaluation: z.string().openapi({ description: "The evaluation it was fitted on." }),
+    question_id: z.string().openapi({ description: "The question's id in the evaluation's items." }),
+    question: QuestionWire.openapi({
+      description:
+        "The question as written (templates unrendered, without `min_confidence`): decides whose question matches it exactly answer with this calibration.",
+    }),
+    method: z.enum(["temperature", "temperature_bias"]).openapi({
+      description:
+        "`temperature`: one temperature on the log-probabilities; `temperature_bias`: also a bias (check: on yes; pick and rate: per option or level), chosen by cross-validated NLL.",
+    }),
+    map: z.object({
+      temperature: z.number().positive(),
+      bias: z.array(z.number()).openapi({ description: "Per option or level in order; check: [yes, no]." }),
+    }),
+    n: z.number().int().openapi({ description: "Labelled items the map was fitted on." }),
+    metrics: z
+      .object({
+        folds: z.number().int(),
+        before: CalibrationMetrics,
+        after: CalibrationMetrics,
+      })
+      .openapi({
+        description:
+          "Cross-validated (K folds: each fold's answers calibrated by a map fitted on the other folds): `before` with the version's map, `after` with the account's.",
+      }),
+    active: z.boolean(),
+    created: unixSeconds,
+    deactivated: unixSeconds.nullable(),
+  })
+  .openapi("Calibration");
+
+export const CalibrationList = z
+  .object({ object: z.literal("list"), data: z.array(Calibration), has_more: z.boolean() })
+  .openapi("CalibrationList");
+
+export const CalibrationPathParams = z.object({ id: calibrationId });
+export const CalibrationListQuery = z.object({
+  limit: z.string().optional().openapi({ description: "1 to 100, default 20." }),
+  starting_after: z.string().optional().openapi({ description: "A calibration id: the page after it." }),
+});

@@ -1,0 +1,92 @@
+import { shapeAnswer } from "../../schema/answers";
+import type { ValidatedDecide } from "../../schema/decide";
+import type { EngineAnswer, ScoreQuestion, ScoreResponse } from "../../schema/engine-protocol";
+import { type ActiveCalibration, activeCalibrations, calibrationMaps } from "../stores/calibrations";
+import type { Database } from "../stores/db";
+import type { KeyRecord } from "../stores/keys";
+import { questionFingerprint } from "./fingerprint";
+import { applyMap, type CalibrationMap } from "./map";
+
+/** Question id → the account's calibration that answers it in this call. */
+export type AnswerCalibrations = Map<string, { id: string; map: CalibrationMap }>;
+
+/** Accounts whose maps one isolate keeps (a full cache is emptied, then refilled on demand). */
+const CACHED_ACCOUNTS = 10_000;
+
+/**
+ * An account's active calibrations, cached in the isolate by the account's generation (read with the key, ≤ 1 s
+ * old): an account that never calibrated costs nothing; one that did, one Postgres query per isolate after each
+ * change, none otherwise.
+ */
+export class CalibrationLookup {
+  private readonly cache = new Map<
+    string,
+    { generation: number; byQuestion: Map<string, ActiveCalibration> }
+  >();
+
+  constructor(private readonly db: Database) {}
+
+  private async active(accountId: string, generation: number): Promise<Map<string, ActiveCalibration>> {
+    const hit = this.cache.get(accountId);
+    if (hit && hit.generation === generation) return hit.byQuestion;
+    const rows = await activeCalibrations(this.db, accountId);
+    const byQuestion = new Map(rows.map((r) => [`${r.model}\n${r.fingerprint}`, r]));
+    if (this.cache.size >= CACHED_ACCOUNTS) this.cache.clear();
+    this.cache.set(accountId, { generation, byQuestion });
+    return byQuestion;
+  }
+
+  /** The calibrations that answer `request`'s questions on the exact version `model` for `key`'s account. */
+  async forRequest(key: KeyRecord, request: ValidatedDecide, model: string): Promise<AnswerCalibrations> {
+    const out: AnswerCalibrations = new Map();
+    const generation = key.account.calibrationsGeneration ?? 0;
+    if (generation === 0) return out;
+    const active = await this.active(key.accountId, generation);
+    if (active.size === 0) return out;
+    for (const q of request.questions) {
+      const hit = active.get(`${model}\n${await questionFingerprint(q)}`);
+      if (hit) out.set(q.id, { id: hit.id, map: hit.map });
+    }
+    return out;
+  }
+
+  /** A replay's: the calibrations its original answered with, by question id (active or not). */
+  async byIds(accountId: string, used: Readonly<Record<string, string>>): Promise<AnswerCalibrations> {
+    const maps = await calibrationMaps(this.db, accountId, [...new Set(Object.values(used))]);
+    const out: AnswerCalibrations = new Map();
+    for (const [questionId, id] of Object.entries(used)) {
+      const map = maps.get(id);
+      if (!map) throw new Error(`calibration ${id} of a replayed original is gone`);
+      out.set(questionId, { id, map });
+    }
+    return out;
+  }
+}
+
+/** One answer of a Decision: the engine's, or the account's calibration's (with its id). */
+export interface DecisionAnswer {
+  id: string;
+  answer: EngineAnswer;
+  calibration?: string;
+}
+
+/**
+ * The engine's answers with each calibrated question answered by its map instead: applied to the version's
+ * unrounded distribution, then shaped (rounded, `min_confidence` applied) like any answer. Returns the answers
+ * and which calibration answered which question (what the idempotency record keeps for replays).
+ */
+export function calibrateAnswers(
+  questions: readonly ScoreQuestion[],
+  answers: ScoreResponse["answers"],
+  calibrations: AnswerCalibrations,
+): { answers: DecisionAnswer[]; used: Record<string, string> } {
+  const used: Record<string, string> = {};
+  const out = answers.map((a, i): DecisionAnswer => {
+    const cal = calibrations.get(a.id);
+    const q = questions[i];
+    if (!cal || !a.distribution || !q || q.id !== a.id) return { id: a.id, answer: a.answer };
+    used[a.id] = cal.id;
+    return { id: a.id, answer: shapeAnswer(q, applyMap(cal.map, a.distribution)), calibration: cal.id };
+  });
+  return { answers: out, used };
+}

@@ -1,0 +1,28 @@
+import type { ErrorCode } from "../../schema/errors";
+import { orMaintenance } from "../accounts/unavailable";
+
+/** A store outage while serving a calibration route: 503 `maintenance`, nothing changed. */
+export function guarded(run: () => Promise<Response>): Promise<Response> {
+  return orMaintenance("calibrations", run);
+}
+
+/** Codes of createCalibration after its auth. */
+export const CREATE_ERRORS: readonly ErrorCode[] = [
+  "invalid_json",
+  "duplicate_key",
+  "unsupported_media_type",
+  "body_too_large",
+  "invalid_header",
+  "unknown_field",
+  "missing_field",
+  "invalid_type",
+  "invalid_value",
+  "evaluation_not_found",
+  "evaluation_not_done",
+  "evaluation_outdated",
+  "too_few_labels",
+  "calibration_no_gain",
+  "calibration_limit_reached",
+];
+/** Codes of the list routes (their query parameters). */
+export const LIST_ERRORS: readonly ErrorCode[] = ["unknown_field", "invalid_value"];

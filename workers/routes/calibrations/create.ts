@@ -1,0 +1,22 @@
+import { Calibration, CreateCalibrationWire } from "../../../schema/calibrations";
+import { CREATE_ERRORS, guarded } from "../../calibrations/owners";
+import { createCalibrationResponse } from "../../calibrations/service";
+import { endpoint } from "../define";
+import { jsonResponse } from "../responses";
+
+/** POST /v1/calibrations. */
+export const createCalibration = endpoint(
+  {
+    method: "post",
+    path: "/v1/calibrations",
+    operationId: "createCalibration",
+    summary: "Fit a calibration of one question on a done evaluation's labels, and apply it",
+    auth: { scope: "decide" },
+    request: { body: { required: true, content: { "application/json": { schema: CreateCalibrationWire } } } },
+    responses: { 201: jsonResponse("The calibration, active.", Calibration) },
+    errors: CREATE_ERRORS,
+  },
+  function createCalibrationHandler(c) {
+    return guarded(() => createCalibrationResponse(c, c.var.apiKey.accountId));
+  },
+);

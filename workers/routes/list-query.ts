@@ -1,0 +1,36 @@
+import type { Context } from "hono";
+import { ApiError } from "../errors";
+import type { AppEnv } from "../middleware/context";
+
+/** A list route's query parameters: unknown names first (422 unknown_field), then each value (422 invalid_value). */
+export function queryOf(c: Context<AppEnv>, allowed: readonly string[]): Map<string, string> {
+  const url = new URL(c.req.url);
+  const out = new Map<string, string>();
+  for (const [name, value] of url.searchParams) {
+    if (!allowed.includes(name))
+      throw new ApiError("unknown_field", { param: name, message: `Unknown query parameter \`${name}\`.` });
+    if (out.has(name))
+      throw new ApiError("invalid_value", { param: name, message: `\`${name}\` is given more than once.` });
+    out.set(name, value);
+  }
+  return out;
+}
+
+/** An integer query parameter from `min` to `max`, else `fallback` when absent (422 invalid_value). */
+export function intParam(
+  q: Map<string, string>,
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  const text = q.get(name);
+  if (text === undefined) return fallback;
+  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= min && n <= max))
+    throw new ApiError("invalid_value", {
+      param: name,
+      message: `\`${name}\` must be an integer from ${min} to ${max}.`,
+    });
+  return n;
+}
