@@ -1,6 +1,6 @@
 import { dayOf } from "../../schema/periods";
-import type { KeyRecord } from "../stores/keys";
 import { ApiError } from "../errors";
+import type { KeyRecord } from "../stores/keys";
 import { type LimitValues, peek, takeRequest, WINDOW_MS } from "../stores/rate-limits";
 import type { RedisAccess } from "../stores/redis";
 

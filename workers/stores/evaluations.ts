@@ -156,10 +156,9 @@ export async function insertEvaluation(
         WHERE EXISTS (SELECT 1 FROM evaluations WHERE id = $1)`,
       [e.id, JSON.stringify(items)],
     ),
-    sql.query(
-      `SELECT (SELECT count(*) FROM evaluations WHERE account_id = $1 AND ${ACTIVE_SQL}) AS active`,
-      [e.accountId],
-    ),
+    sql.query(`SELECT (SELECT count(*) FROM evaluations WHERE account_id = $1 AND ${ACTIVE_SQL}) AS active`, [
+      e.accountId,
+    ]),
   ]);
   const row = (rows as Record<string, unknown>[])[0];
   if (row) return toEvaluation(row);
