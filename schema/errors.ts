@@ -45,8 +45,6 @@ const e = (
  * the spec). Clients act on `type`.
  */
 export const EXTENSION_ERRORS = {
-  live_key_not_allowed: e("permission", 403, "no", "Evaluations run on test keys only; a live key was sent."),
-  evaluation_not_found: e("not_found", 404, "no", "No evaluation with that id in the account."),
   evaluations_in_progress: e(
     "rate_limited",
     429,
@@ -60,6 +58,8 @@ export const EXTENSION_ERRORS = {
     "no",
     "The account's stored evaluations would pass 64 MiB; delete some or wait for them to expire.",
   ),
+  live_key_not_allowed: e("permission", 403, "no", "Evaluations run on test keys only; a live key was sent."),
+  evaluation_not_found: e("not_found", 404, "no", "No evaluation with that id in the account."),
 } as const satisfies Record<string, ErrorSpec>;
 
 export const ERRORS = {
