@@ -45,6 +45,19 @@ const e = (
  * the spec). Clients act on `type`.
  */
 export const EXTENSION_ERRORS = {
+  evaluations_in_progress: e(
+    "rate_limited",
+    429,
+    "after_retry_after",
+    "The account already has 5 evaluations queued, running or paused; one must finish first.",
+    60,
+  ),
+  evaluation_storage_full: e(
+    "conflict",
+    409,
+    "no",
+    "The account's stored evaluations would pass 64 MiB; delete some or wait for them to expire.",
+  ),
   live_key_not_allowed: e("permission", 403, "no", "Evaluations run on test keys only; a live key was sent."),
   evaluation_not_found: e("not_found", 404, "no", "No evaluation with that id in the account."),
   calibration_not_found: e("not_found", 404, "no", "No calibration with that id in the account."),

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { constantTimeEqual } from "./constant-time";
-import { hmacHex } from "./signing";
+import { hmacHex, isAllowedWorkerUrl } from "./signing";
 
 /** The Redis hash holding every worker's advert (field = the worker's base URL). */
 export const REGISTRY_KEY = "gpu:registry:v1";
@@ -18,8 +18,8 @@ export const PRUNE_AFTER_MS = 10 * 60_000;
 /** What a worker announces: where it is, what it serves (exact versions × numerics class) and its load. */
 export const GpuAdvert = z.object({
   v: z.literal(1),
-  /** Base URL the edge calls (`SVC_ANNOUNCE_URL`), no trailing slash. */
-  url: z.url({ protocol: /^https?$/ }),
+  /** Base URL the edge calls (`SVC_ANNOUNCE_URL`), no trailing slash: `https`, or `http` on loopback only. */
+  url: z.url({ protocol: /^https?$/ }).refine(isAllowedWorkerUrl, "https, or http on a loopback address"),
   /** The numerics class the versions are computed in (`/readyz`), or null for a worker that reports none. */
   numerics_class: z.string().nullable(),
   /** Exact versions served (`/readyz`). */

@@ -8,6 +8,7 @@ import {
   registryEntries,
   signAdvert,
 } from "../../schema/gpu-registry";
+import { isAllowedWorkerUrl } from "../../schema/signing";
 
 /** What the worker is and carries at a heartbeat (null while not ready: nothing is announced). */
 export type AdvertState = () => Omit<GpuAdvert, "v" | "url" | "announced_at" | "expires_at"> | null;
@@ -26,7 +27,8 @@ export interface AnnouncerConfig {
 export function announcerConfig(env = process.env): AnnouncerConfig | null {
   const url = env.SVC_ANNOUNCE_URL?.replace(/\/+$/, "");
   if (!url) return null;
-  if (!/^https?:\/\/[^/\s]+/.test(url)) throw new Error("SVC_ANNOUNCE_URL must be an http(s) base URL.");
+  if (!isAllowedWorkerUrl(url))
+    throw new Error("SVC_ANNOUNCE_URL must be an https base URL (http only on a loopback address).");
   const redisUrl = env.UPSTASH_REDIS_REST_URL;
   const redisToken = env.UPSTASH_REDIS_REST_TOKEN;
   if (!redisUrl || !redisToken)

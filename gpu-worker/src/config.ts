@@ -37,6 +37,13 @@ export function configFromEnv(env = process.env) {
     secret: env.GPU_SIGNING_SECRET ?? "",
     port: int("PORT", 8788),
     host: env.HOST || "0.0.0.0",
+    /**
+     * The base URL the edge calls this worker at, bound into every signature (`SVC_WORKER_URL`, else
+     * `SVC_ANNOUNCE_URL`); unset, a worker on a loopback host is `http://<host>:<port>` (local development).
+     */
+    workerUrl: (env.SVC_WORKER_URL || env.SVC_ANNOUNCE_URL || "").replace(/\/+$/, "") || undefined,
+    /** Port of `/livez`, `/readyz` and `/metrics` unsigned (kubelet, Prometheus); default 9788 off loopback. */
+    opsPort: env.SVC_OPS_PORT ? int("SVC_OPS_PORT", 0) : undefined,
     /** `SVC_CALIBRATION` overrides the catalog's artifact; only with a single version. */
     calibrationOverride: env.SVC_CALIBRATION || undefined,
   };

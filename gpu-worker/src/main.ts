@@ -7,6 +7,7 @@ import { Engine } from "./engine";
 import { ModelFileError, verifyModelFile } from "./model-check";
 import { scorerGroups } from "./model-files";
 import { openScorer, type Scorer } from "./scorer";
+import { bindsLoopback, DEFAULT_OPS_PORT, selfUrl } from "./self-url";
 import { createWorkerServer } from "./server";
 
 /** How long a stopping worker waits for the calls in flight before it frees its models (deploy/: grace 90 s). */
@@ -26,12 +27,22 @@ async function main(): Promise<void> {
     (v) => [v, loadCalibration(cfg.calibrationOverride ?? catalogCalibrationPath(v))] as const,
   );
   let engines: Map<string, Engine> | null = null;
-  const { server, metrics, drain } = createWorkerServer(cfg, () => engines);
+  selfUrl(cfg, cfg.port);
+  const loopback = bindsLoopback(cfg.host);
+  let origin = "";
+  const { server, opsServer, metrics, drain } = createWorkerServer(
+    { ...cfg, origin: () => origin, opsOnPublic: loopback },
+    () => engines,
+  );
   await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve));
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : cfg.port;
+  origin = selfUrl(cfg, port);
+  // Unsigned ops routes for the kubelet and Prometheus: on their own port, which the gateway does not route.
+  const opsPort = cfg.opsPort ?? (loopback ? undefined : DEFAULT_OPS_PORT);
+  if (opsPort !== undefined) await new Promise<void>((r) => opsServer.listen(opsPort, cfg.host, r));
   console.log(
-    `engine: listening on ${cfg.host}:${port} (models ${cfg.modelVersions.join(", ")}, sha256 ${checks.map((c) => (c.cached ? "stamp" : "verified")).join(", ")})`,
+    `engine: listening on ${cfg.host}:${port} as ${origin}${opsPort !== undefined ? `, ops on ${opsPort}` : ""} (models ${cfg.modelVersions.join(", ")}, sha256 ${checks.map((c) => (c.cached ? "stamp" : "verified")).join(", ")})`,
   );
 
   const t0 = performance.now();
@@ -89,6 +100,7 @@ async function main(): Promise<void> {
       Promise.race([drain(), new Promise((r) => setTimeout(r, DRAIN_MS).unref())]),
     ]).catch(() => {});
     server.close();
+    opsServer.close();
     await Promise.all([...new Set(scorers.values())].map((x) => x.close())).finally(() => process.exit(0));
   };
   process.once("SIGTERM", stop);

@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type EngineError, ScoreRequest } from "../../schema/engine-protocol";
-import { SIGNATURE_HEADER, SignatureVerifier, TIMESTAMP_HEADER } from "../../schema/signing";
+import {
+  READY_REQUEST_ID,
+  SIGNATURE_HEADER,
+  SignatureVerifier,
+  signAnswer,
+  TIMESTAMP_HEADER,
+} from "../../schema/signing";
 import { CancelledError, withCancellation } from "./cancel";
 import { type Engine, TooManyTokensError } from "./engine";
 import { Metrics } from "./metrics";
@@ -9,6 +15,14 @@ import type { PreparedRequest, ScorerLoad } from "./scorer";
 export interface ServerOptions {
   /** Shared HMAC secret (GPU_SIGNING_SECRET). */
   secret: string;
+  /** The base URL the edge calls this worker at (its origin is in every signature, both ways); read per call. */
+  origin: () => string;
+  /**
+   * Whether the public port also answers `/metrics` and an unsigned `/readyz` (a worker bound to a loopback
+   * address: local development and tests). Otherwise they are on the ops server only, and the public
+   * `/readyz` answers signed calls alone.
+   */
+  opsOnPublic?: boolean;
   /** Sequences per lane of a scorer. */
   sequences: number;
   /** Lanes per scorer (default 1): requests that hold a sequence at once = sequences × lanes. */
@@ -42,8 +56,14 @@ class HttpError extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: string, type = "application/json"): void {
-  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body) });
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type = "application/json",
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { ...headers, "content-type": type, "content-length": Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -70,18 +90,16 @@ function sumOverScorers(
  * `/readyz`: 200 once warmed, with what the pool routes by (the exact versions served and the numerics class
  * they are computed in) and, per version, the measured speed and queued work (`load`); 503 while loading.
  */
-function sendReadiness(res: ServerResponse, engines: ReadonlyMap<string, Engine> | null): void {
+function readiness(engines: ReadonlyMap<string, Engine> | null): { status: number; body: string } {
   const first = engines?.values().next().value;
-  if (!engines || !first) send(res, 503, '{"ready":false}');
-  else {
-    const body = {
-      ready: true,
-      numerics_class: first.scorer.numerics.id,
-      models: [...engines.keys()],
-      load: loadOf(engines),
-    };
-    send(res, 200, JSON.stringify(body));
-  }
+  if (!engines || !first) return { status: 503, body: '{"ready":false}' };
+  const body = {
+    ready: true,
+    numerics_class: first.scorer.numerics.id,
+    models: [...engines.keys()],
+    load: loadOf(engines),
+  };
+  return { status: 200, body: JSON.stringify(body) };
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -98,19 +116,28 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /**
- * The GPU worker's HTTP surface: `POST /v1/score` (signed), `GET /livez`, `GET /readyz`, `GET /metrics`.
+ * The GPU worker's HTTP surface. Public (`server`, the port the edge calls): `POST /v1/score` and `GET /readyz`,
+ * both signed calls with signed answers, and `GET /livez`. Ops (`opsServer`, a port the gateway does not
+ * route, for the kubelet and Prometheus): `GET /livez`, `GET /readyz`, `GET /metrics`, unsigned.
  * `getEngines` gives null until the model is loaded and warmed (score calls answer 503 until then), then one
  * engine per exact version served (versions of one model file share its scorer, each with its calibration).
  */
 export function createWorkerServer(
   opts: ServerOptions,
   getEngines: () => ReadonlyMap<string, Engine> | null,
-): { server: Server; metrics: Metrics; drain(): Promise<void> } {
+): { server: Server; opsServer: Server; metrics: Metrics; drain(): Promise<void> } {
   const metrics = new Metrics();
   // Set by drain() on SIGTERM: new calls are refused (the pool fails over), the ones in flight finish.
   let draining = false;
   let drained: (() => void) | null = null;
-  const verifier = new SignatureVerifier(opts.secret);
+  // Made at the first call: a worker on PORT=0 knows its own URL only once it listens.
+  let verifierOf: SignatureVerifier | null = null;
+  const verifier = () => {
+    verifierOf ??= new SignatureVerifier(opts.secret, opts.origin());
+    return verifierOf;
+  };
+  const signed = (requestId: string, body: string) =>
+    signAnswer(opts.secret, { origin: opts.origin(), requestId, body });
   const limit = opts.bodyLimit ?? 1024 * 1024;
   let inFlight = 0;
   const slots = opts.sequences * Math.max(1, opts.lanes ?? 1);
@@ -128,7 +155,7 @@ export function createWorkerServer(
     if (!getEngines()) throw new HttpError("overloaded", "model is still loading");
     if (inFlight >= slots + opts.queueMax) throw new HttpError("overloaded", "queue full");
     const body = await readBody(req, limit);
-    const verdict = await verifier.verify(
+    const verdict = await verifier().verify(
       { method: "POST", path: "/v1/score", body: new Uint8Array(body) },
       req.headers[TIMESTAMP_HEADER] as string | undefined,
       req.headers[SIGNATURE_HEADER] as string | undefined,
@@ -187,23 +214,53 @@ export function createWorkerServer(
       // across replays: the edge's next deadline and refusal use them.
       const load = engine.scorer.load?.();
       if (load) res.setHeader(LOAD_HEADER, JSON.stringify(load));
-      send(res, 200, JSON.stringify({ ...out, numerics_class: numerics }));
+      const answer = JSON.stringify({ ...out, numerics_class: numerics });
+      send(res, 200, answer, "application/json", await signed(parsed.data.request_id, answer));
     } finally {
       track(-1);
     }
   }
+
+  /**
+   * `GET /readyz` on the public port: a call signed for this worker (not remembered: a read), answered signed;
+   * unsigned only where the public port also serves the ops routes (loopback).
+   */
+  async function signedReadiness(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const ts = req.headers[TIMESTAMP_HEADER] as string | undefined;
+    const sig = req.headers[SIGNATURE_HEADER] as string | undefined;
+    const { status, body } = readiness(draining ? null : getEngines());
+    if (!ts && !sig && opts.opsOnPublic) return send(res, status, body);
+    const verdict = await verifier().verify(
+      { method: "GET", path: "/readyz", body: "" },
+      ts,
+      sig,
+      undefined,
+      false,
+    );
+    if (!verdict.ok) throw new HttpError("unauthorized", `signature ${verdict.reason}`);
+    send(res, status, body, "application/json", status === 200 ? await signed(READY_REQUEST_ID, body) : {});
+  }
+
+  const opsRoute = (route: string, res: ServerResponse): boolean => {
+    if (route === "GET /livez") send(res, 200, '{"ok":true}');
+    else if (route === "GET /readyz") {
+      const { status, body } = readiness(draining ? null : getEngines());
+      send(res, status, body);
+    } else if (route === "GET /metrics") {
+      metrics.prefixTokensKept = sumOverScorers(getEngines(), (s) => s.keptTokens?.());
+      metrics.requestsSpread = sumOverScorers(getEngines(), (s) => s.spreadRequests?.());
+      send(res, 200, metrics.render(), "text/plain; version=0.0.4");
+    } else return false;
+    return true;
+  };
 
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const route = `${req.method} ${path}`;
     const handle = async () => {
       if (route === "GET /livez") return send(res, 200, '{"ok":true}');
-      if (route === "GET /readyz") return sendReadiness(res, draining ? null : getEngines());
-      if (route === "GET /metrics") {
-        metrics.prefixTokensKept = sumOverScorers(getEngines(), (s) => s.keptTokens?.());
-        metrics.requestsSpread = sumOverScorers(getEngines(), (s) => s.spreadRequests?.());
-        return send(res, 200, metrics.render(), "text/plain; version=0.0.4");
-      }
+      if (route === "GET /readyz") return signedReadiness(req, res);
+      if (route === "GET /metrics" && opts.opsOnPublic) return void opsRoute(route, res);
       if (route === "POST /v1/score") return score(req, res);
       throw new HttpError("bad_request", `no route ${route}`, 404);
     };
@@ -222,9 +279,14 @@ export function createWorkerServer(
       req.resume();
     });
   });
+  const opsServer = createServer((req, res) => {
+    const route = `${req.method} ${(req.url ?? "/").split("?")[0]}`;
+    if (!opsRoute(route, res))
+      send(res, 404, JSON.stringify({ error: "bad_request", message: `no route ${route}` }));
+  });
   function drain(): Promise<void> {
     draining = true;
     return inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (drained = resolve));
   }
-  return { server, metrics, drain };
+  return { server, opsServer, metrics, drain };
 }

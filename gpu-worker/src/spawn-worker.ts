@@ -62,7 +62,7 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 120_0
           logs: output,
           stop,
           async score(body, s = secret) {
-            const headers = await signRequest(s, { method: "POST", path: "/v1/score", body });
+            const headers = await signRequest(s, { method: "POST", origin: url, path: "/v1/score", body });
             return fetch(`${url}/v1/score`, {
               method: "POST",
               headers: { ...headers, "content-type": "application/json" },

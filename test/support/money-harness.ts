@@ -12,6 +12,7 @@ import { type EdgeWorker, startEdgeWorker } from "../../scripts/stack/edge-worke
 import { type FakeFallback, startFakeFallback } from "../../scripts/stack/fake-fallback";
 import { guarded } from "../../scripts/stack/guarded";
 import { type SeedAccountOptions, type SeededAccount, seedAccount } from "../../scripts/stack/seed";
+import { endSigned, endSignedReady } from "./signed-answer";
 import { stack, withStackDb } from "./stack-db";
 
 export const ADMIN_TOKEN = "money-test-admin-token";
@@ -158,25 +159,23 @@ export async function startStandInGpu(
 ): Promise<StandInGpu> {
   let mode = initial;
   let calls = 0;
-  const verifier = new SignatureVerifier(GPU_SECRET);
+  let url = "";
+  let verifier: SignatureVerifier | null = null;
   const sockets = new Set<Socket>();
   const server: Server = createServer(
     guarded(async (req: IncomingMessage, res: ServerResponse) => {
       if (req.url === "/readyz") {
         const ready = mode !== "kill";
-        if (!numericsClass) res.writeHead(ready ? 200 : 503).end("ok");
-        else {
-          const advert = { ready, numerics_class: numericsClass, models: [ALIASES["svc-1"]] };
-          res
-            .writeHead(ready ? 200 : 503, { "content-type": "application/json" })
-            .end(JSON.stringify(advert));
-        }
-        return;
+        if (!ready) return void res.writeHead(503).end("not ready");
+        if (!numericsClass) return endSignedReady(res, GPU_SECRET, url, "ok");
+        const advert = { ready, numerics_class: numericsClass, models: [ALIASES["svc-1"]] };
+        return endSignedReady(res, GPU_SECRET, url, JSON.stringify(advert));
       }
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const body = Buffer.concat(chunks).toString("utf8");
       calls++;
+      verifier ??= new SignatureVerifier(GPU_SECRET, url);
       const v = await verifier.verify(
         { method: "POST", path: "/v1/score", body },
         req.headers["x-svc-timestamp"] as string,
@@ -208,7 +207,11 @@ export async function startStandInGpu(
         return;
       }
       const answer = () =>
-        res.writeHead(200, { "content-type": "application/json" }).end(
+        endSigned(
+          res,
+          GPU_SECRET,
+          url,
+          parsed.request_id,
           JSON.stringify({
             model: parsed.model,
             calibration: "cal-20261121-0",
@@ -227,8 +230,9 @@ export async function startStandInGpu(
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
+  url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     calls: () => calls,
     setMode: (m) => {
       mode = m;

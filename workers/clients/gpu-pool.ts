@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { EngineError, type ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
-import { signRequest } from "../../schema/signing";
+import {
+  READY_REQUEST_ID,
+  SIGNATURE_HEADER,
+  signRequest,
+  TIMESTAMP_HEADER,
+  verifyAnswer,
+} from "../../schema/signing";
 import { type PoolMember, type PoolSource, staticSource } from "./gpu-registry";
 
 /** Why the pool could not answer: nobody could take it (capacity) or a worker answered wrongly (fault). */
@@ -170,11 +176,37 @@ export class GpuPool {
     return w;
   }
 
-  /** Asks `/readyz`: ready or not, and what the worker advertises. A failed probe backs the worker off. */
+  /** Whether `res` (read as `text`) is signed by the worker at `w` for `requestId` (`schema/signing.ts`). */
+  private async signedBy(w: WorkerState, res: Response, text: string, requestId: string): Promise<boolean> {
+    const verdict = await verifyAnswer(
+      this.secret,
+      { origin: w.url, requestId, body: text },
+      res.headers.get(TIMESTAMP_HEADER),
+      res.headers.get(SIGNATURE_HEADER),
+    );
+    if (!verdict.ok) console.error(`gpu worker ${w.url}: answer refused (signature ${verdict.reason})`);
+    return verdict.ok;
+  }
+
+  /**
+   * Asks `/readyz` (a signed call; its answer must be signed too): ready or not, and what the worker advertises.
+   * A failed probe, or an answer not signed by that worker, backs the worker off.
+   */
   private async probe(w: WorkerState): Promise<boolean> {
     try {
-      const res = await fetch(`${w.url}/readyz`, { signal: AbortSignal.timeout(this.probeTimeoutMs) });
-      const body = ReadyAdvert.safeParse(safeJson(await res.text()));
+      const headers = await signRequest(this.secret, {
+        method: "GET",
+        origin: w.url,
+        path: "/readyz",
+        body: "",
+      });
+      const res = await fetch(`${w.url}/readyz`, {
+        headers,
+        signal: AbortSignal.timeout(this.probeTimeoutMs),
+      });
+      const text = await res.text();
+      if (res.ok && !(await this.signedBy(w, res, text, READY_REQUEST_ID))) throw new Error("unsigned");
+      const body = ReadyAdvert.safeParse(safeJson(text));
       w.advert = body.success
         ? { numericsClass: body.data.numerics_class, models: new Set(body.data.models) }
         : { numericsClass: null, models: null };
@@ -267,7 +299,12 @@ export class GpuPool {
       }
       w.inflight++;
       try {
-        const headers = await signRequest(this.secret, { method: "POST", path: SCORE_PATH, body });
+        const headers = await signRequest(this.secret, {
+          method: "POST",
+          origin: w.url,
+          path: SCORE_PATH,
+          body,
+        });
         const res = await fetch(`${w.url}${SCORE_PATH}`, {
           method: "POST",
           headers: { ...headers, "content-type": "application/json" },
@@ -279,6 +316,12 @@ export class GpuPool {
         const text = await res.text();
         const reported = WorkerLoad.safeParse(safeJson(res.headers.get(LOAD_HEADER) ?? ""));
         if (reported.success) w.load.set(req.model, { ...reported.data, at: Date.now() });
+        if (res.ok && !(await this.signedBy(w, res, text, req.request_id))) {
+          // Not what that worker said to this call (forged on the way, or another worker's): the worker failed.
+          lastReason = "unsigned answer";
+          w.downUntil = Date.now() + this.backoffMs;
+          continue;
+        }
         if (res.ok) {
           const parsed = ScoreResponse.safeParse(JSON.parse(text));
           if (!parsed.success) throw new GpuPoolError("fault", `bad score response from ${w.url}`);

@@ -1,5 +1,6 @@
 import { Redis } from "@upstash/redis";
 import { type GpuAdvert, REGISTRY_KEY, registryEntries, verifyAdvert } from "../../schema/gpu-registry";
+import { isAllowedWorkerUrl } from "../../schema/signing";
 import type { Env } from "../env";
 
 /** A worker the pool may route to: its base URL and, from the registry, its advert and when it lapses. */
@@ -15,9 +16,14 @@ export interface PoolSource {
   members(): readonly PoolMember[] | Promise<readonly PoolMember[]>;
 }
 
-/** `GPU_POOL_URLS`: the static override. */
+/**
+ * `GPU_POOL_URLS`: the static override. Only `https` URLs (or `http` on a loopback address) are called: a
+ * plain-text hop would carry customer states in clear (the env check refuses such a list at the entry too).
+ */
 export function staticSource(urls: readonly string[]): PoolSource {
-  const members = urls.map((u) => ({ url: u.replace(/\/+$/, "") }));
+  const refused = urls.filter((u) => !isAllowedWorkerUrl(u));
+  if (refused.length) console.error(`GPU_POOL_URLS: ${refused.length} entry(ies) not https ignored`);
+  const members = urls.filter(isAllowedWorkerUrl).map((u) => ({ url: u.replace(/\/+$/, "") }));
   return { members: () => members };
 }
 

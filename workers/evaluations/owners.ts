@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ErrorCode } from "../../schema/errors";
 import { orMaintenance } from "../accounts/unavailable";
 import { ApiError } from "../errors";
+import { type MoneySubject, subjectOf } from "../limits/key-limits";
 import type { AppEnv } from "../middleware/context";
 import type { EvaluationOwner } from "./service";
 
@@ -15,13 +16,16 @@ export function keyOwner(c: Context<AppEnv>): EvaluationOwner {
     throw new ApiError("live_key_not_allowed", {
       message: "Evaluations run on the daily test quota: use a test key (svc_test_…).",
     });
-  return { accountId: key.accountId, keyId: key.id };
+  return { accountId: key.accountId, keyId: key.id, subject: subjectOf(key) };
 }
 
 /** The console side's owner: the session's account, usage under the console (as the playground's calls). */
 export function consoleOwner(c: Context<AppEnv>): EvaluationOwner {
   const accountId = c.var.session.accountId;
-  return { accountId, keyId: `playground_${accountId}` };
+  const keyId = `playground_${accountId}`;
+  // Counted as the playground's calls are: a test-mode caller of the account (30 requests a minute).
+  const subject: MoneySubject = { keyId, accountId, mode: "test" };
+  return { accountId, keyId, subject };
 }
 
 /** A store outage while serving an evaluation route: 503 `maintenance`, nothing changed. */
@@ -53,6 +57,9 @@ export const CREATE_ERRORS: readonly ErrorCode[] = [
   "duplicate_label",
   "state_path_not_found",
   "state_not_json",
+  "requests_per_minute",
+  "evaluations_in_progress",
+  "evaluation_storage_full",
 ];
 /** Codes of the list routes (their query parameters). */
 export const LIST_ERRORS: readonly ErrorCode[] = ["unknown_field", "invalid_value"];

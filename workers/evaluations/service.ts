@@ -6,6 +6,7 @@ import { checkContentType } from "../decide/content-type";
 import { decisionJson } from "../decide/decision";
 import { parseJsonBody } from "../decide/parse-json";
 import { ApiError } from "../errors";
+import type { MoneySubject } from "../limits/key-limits";
 import type { AppEnv } from "../middleware/context";
 import { intParam, queryOf } from "../routes/list-query";
 import {
@@ -27,10 +28,17 @@ const DAY_MS = 86_400_000;
 /** A run whose row has not moved for this long while it should be working is kicked again by a read. */
 export const STALL_MS = 10_000;
 
-/** Who owns what the route creates and reads: the account, and the key id its usage is recorded under. */
+/** Evaluations queued, running or paused at once per account (issue 45: a flood of creations queues nothing). */
+export const MAX_ACTIVE_EVALUATIONS = 5;
+/** Bytes of items stored per account over its live evaluations (request + expected JSON text as uploaded). */
+export const MAX_STORED_EVALUATION_BYTES = 64 * 1024 * 1024;
+
+/** Who owns what the route creates and reads: the account, the key id its usage is recorded under, its limits. */
 export interface EvaluationOwner {
   accountId: string;
   keyId: string;
+  /** Whose requests per minute a creation counts against (the key's; the console's playground caller). */
+  subject?: MoneySubject;
 }
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
@@ -67,7 +75,24 @@ function inBackground(c: Context<AppEnv>, work: Promise<unknown>): void {
   }
 }
 
-/** createEvaluation: size (413), content type (400), strict JSON (400), then the body (422 / 404 / 413). */
+const utf8 = new TextEncoder();
+
+/** The 429 / 409 of a creation past the account's caps (`MAX_ACTIVE_EVALUATIONS`, `MAX_STORED_EVALUATION_BYTES`). */
+function capError(code: Exclude<Awaited<ReturnType<typeof insertEvaluation>>, EvaluationRow>): ApiError {
+  return code === "evaluations_in_progress"
+    ? new ApiError(code, {
+        message: `At most ${MAX_ACTIVE_EVALUATIONS} evaluations may be queued, running or paused at once; wait for one to finish or cancel one.`,
+      })
+    : new ApiError(code, {
+        message: `Stored evaluations may hold at most ${MAX_STORED_EVALUATION_BYTES / 1024 / 1024} MiB of items; delete some or wait for them to expire.`,
+      });
+}
+
+/**
+ * createEvaluation: size (413), content type (400), strict JSON (400), then the body (422 / 404 / 413), then
+ * the key's requests per minute (429 `requests_per_minute`), then the account's caps (429
+ * `evaluations_in_progress`, 409 `evaluation_storage_full`).
+ */
 export async function createEvaluationResponse(
   c: Context<AppEnv>,
   owner: EvaluationOwner,
@@ -76,23 +101,33 @@ export async function createEvaluationResponse(
   checkContentType(c.req.header("content-type"), bytes.byteLength);
   const v = validateEvaluationBody(parseJsonBody(bytes));
   const now = Date.now();
+  const id = `eval_${ulid(now)}`;
+  if (owner.subject) await c.var.limits.takeRequest(owner.subject, id, now);
+  const items = v.items.map((item, idx) => ({
+    idx,
+    request: item.requestText,
+    expected: item.expectedText,
+    ...item.tokens,
+  }));
+  const stored = items.reduce(
+    (n, i) => n + utf8.encode(i.request).byteLength + utf8.encode(i.expected).byteLength,
+    0,
+  );
   const row = await insertEvaluation(
     c.var.db,
     {
-      id: `eval_${ulid(now)}`,
+      id,
       accountId: owner.accountId,
       keyId: owner.keyId,
       name: v.name,
       model: v.model.version.id,
       expiresAt: now + RETENTION_DAYS * DAY_MS,
+      bytes: stored,
     },
-    v.items.map((item, idx) => ({
-      idx,
-      request: item.requestText,
-      expected: item.expectedText,
-      ...item.tokens,
-    })),
+    items,
+    { active: MAX_ACTIVE_EVALUATIONS, bytes: MAX_STORED_EVALUATION_BYTES },
   );
+  if (typeof row === "string") throw capError(row);
   inBackground(c, kickRunner(c.env, owner.accountId));
   return c.json(evaluationJson(row), 201);
 }

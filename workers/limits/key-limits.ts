@@ -1,6 +1,7 @@
 import { dayOf } from "../../schema/periods";
+import { ApiError } from "../errors";
 import type { KeyRecord } from "../stores/keys";
-import { type LimitValues, peek, WINDOW_MS } from "../stores/rate-limits";
+import { type LimitValues, peek, takeRequest, WINDOW_MS } from "../stores/rate-limits";
 import type { RedisAccess } from "../stores/redis";
 
 /** Window of `rpm` and `tpm`, seconds. */
@@ -104,5 +105,28 @@ export class KeyRateLimiter {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Counts one request that is not a decide (creating an evaluation) against the key's and the account's
+   * requests per minute, or 429 `requests_per_minute` with the real wait (the headers are read after the
+   * handler, so they show it). Redis unreachable: `StoreUnavailableError` (503; nothing is created unlimited).
+   */
+  async takeRequest(subject: MoneySubject, id: string, now: number = Date.now()): Promise<void> {
+    const limits = limitsFor(subject);
+    const out = await this.redis.run((redis) =>
+      takeRequest(
+        redis,
+        { keyId: subject.keyId, accountId: subject.accountId, mode: subject.mode, day: dayOf(now) },
+        { key: limits.key.rpm, account: limits.account.rpm },
+        id,
+        now,
+      ),
+    );
+    if (!out.taken)
+      throw new ApiError("requests_per_minute", {
+        retryAfter: waitSeconds(out.waitMs),
+        message: `At most ${limits.key.rpm} requests a minute for this key.`,
+      });
   }
 }

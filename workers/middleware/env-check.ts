@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
+import { isAllowedWorkerUrl } from "../../schema/signing";
 import type { Env } from "../env";
 import type { AppEnv } from "./context";
 
@@ -13,6 +14,10 @@ const commaSeparatedHttpUrls = z
     (s) => s.split(",").every((u) => u.trim() === "" || httpUrl.safeParse(u.trim()).success),
     "every entry must be an http(s) URL",
   );
+const gpuPoolUrls = commaSeparatedHttpUrls.refine(
+  (s) => s.split(",").every((u) => u.trim() === "" || isAllowedWorkerUrl(u.trim())),
+  "every entry must be https (http only on a loopback address)",
+);
 
 /** The Worker's variables, checked once per env object at the entry (bindings such as LEDGER are typed only). */
 export const EnvVars = z.object({
@@ -22,7 +27,7 @@ export const EnvVars = z.object({
   NEON_HTTP_ENDPOINT: optional(httpUrl),
   UPSTASH_REDIS_REST_URL: optional(httpUrl),
   UPSTASH_REDIS_REST_TOKEN: optional(z.string()),
-  GPU_POOL_URLS: optional(commaSeparatedHttpUrls),
+  GPU_POOL_URLS: optional(gpuPoolUrls),
   GPU_REGISTRY_REFRESH_MS: optional(z.string().regex(/^[1-9]\d{2,5}$/, "milliseconds, 100 to 999999")),
   GPU_SIGNING_SECRET: optional(z.string().min(16, "at least 16 characters")),
   FALLBACK_BASE_URL: optional(httpUrl),

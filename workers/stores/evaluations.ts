@@ -95,28 +95,75 @@ function toItem(r: Record<string, unknown>): ItemRow {
 
 const LIVE = "expires_at > now()";
 
-/** Inserts the evaluation (queued) and all its items in one transaction. */
+/** Per account: evaluations queued, running or paused at once, and bytes stored (`evaluations.bytes`). */
+export interface EvaluationCaps {
+  active: number;
+  bytes: number;
+}
+
+/** Why a creation was refused: the account's active evaluations, or its stored bytes, are at their cap. */
+export type CapRefusal = "evaluations_in_progress" | "evaluation_storage_full";
+
+const ACTIVE_SQL = "status IN ('queued', 'running', 'paused') AND expires_at > now()";
+
+/**
+ * Inserts the evaluation (queued) and all its items in one transaction, only while the account stays within
+ * `caps` (checked under a per-account advisory lock, so parallel creations cannot pass a cap together);
+ * otherwise inserts nothing and says which cap refused it.
+ */
 export async function insertEvaluation(
   db: Database,
-  e: { id: string; accountId: string; keyId: string; name: string; model: string; expiresAt: number },
+  e: {
+    id: string;
+    accountId: string;
+    keyId: string;
+    name: string;
+    model: string;
+    expiresAt: number;
+    bytes: number;
+  },
   items: readonly NewItem[],
-): Promise<EvaluationRow> {
+  caps: EvaluationCaps,
+): Promise<EvaluationRow | CapRefusal> {
   const sql = db.sql();
-  const [rows] = await sql.transaction([
+  const [, rows, , usedRows] = await sql.transaction([
+    sql.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 45))", [`evaluations:${e.accountId}`]),
     sql.query(
-      `INSERT INTO evaluations (id, account_id, key_id, name, model, status, total, expires_at)
-       VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7) RETURNING *`,
-      [e.id, e.accountId, e.keyId, e.name, e.model, items.length, new Date(e.expiresAt).toISOString()],
+      `INSERT INTO evaluations (id, account_id, key_id, name, model, status, total, expires_at, bytes)
+       SELECT $1, $2, $3, $4, $5, 'queued', $6, $7, $8::bigint
+        WHERE (SELECT count(*) FROM evaluations WHERE account_id = $2 AND ${ACTIVE_SQL}) < $9
+          AND (SELECT coalesce(sum(bytes), 0) FROM evaluations WHERE account_id = $2 AND expires_at > now())
+              + $8::bigint <= $10::bigint
+       RETURNING *`,
+      [
+        e.id,
+        e.accountId,
+        e.keyId,
+        e.name,
+        e.model,
+        items.length,
+        new Date(e.expiresAt).toISOString(),
+        e.bytes,
+        caps.active,
+        caps.bytes,
+      ],
     ),
     sql.query(
       `INSERT INTO evaluation_items (evaluation_id, idx, request, expected, input_tokens, state_tokens, question_tokens)
        SELECT $1, x.idx, x.request, x.expected, x.input_tokens, x.state_tokens, x.question_tokens
          FROM jsonb_to_recordset($2::jsonb)
-           AS x(idx int, request text, expected text, input_tokens int, state_tokens int, question_tokens int)`,
+           AS x(idx int, request text, expected text, input_tokens int, state_tokens int, question_tokens int)
+        WHERE EXISTS (SELECT 1 FROM evaluations WHERE id = $1)`,
       [e.id, JSON.stringify(items)],
     ),
+    sql.query(`SELECT (SELECT count(*) FROM evaluations WHERE account_id = $1 AND ${ACTIVE_SQL}) AS active`, [
+      e.accountId,
+    ]),
   ]);
-  return toEvaluation((rows as Record<string, unknown>[])[0]!);
+  const row = (rows as Record<string, unknown>[])[0];
+  if (row) return toEvaluation(row);
+  const active = Number((usedRows as Record<string, unknown>[])[0]?.active ?? 0);
+  return active >= caps.active ? "evaluations_in_progress" : "evaluation_storage_full";
 }
 
 /** The account's evaluations, newest first, after `startingAfter` (an id); one more than `limit` tells `has_more`. */

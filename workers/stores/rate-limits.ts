@@ -280,3 +280,60 @@ export async function peek(
   )) as number[];
   return { used: [out[0]!, out[1]!, out[2]!, out[3]!], resetMs: out[4]! };
 }
+
+/**
+ * `take_request`: KEYS = the key's and the account's rpm logs (`limitKeys` 1 and 3); ARGV = now, win, key rpm,
+ * account rpm, id. Takes one request from both logs or from neither (a call that is not a decide but counts
+ * against the key's requests per minute, such as creating an evaluation); returns {taken 0/1, rpm left, wait
+ * ms, reset ms}.
+ */
+const TAKE_REQUEST = `${LOGS}
+local now, win = tonumber(ARGV[1]), tonumber(ARGV[2])
+local q = { tonumber(ARGV[3]), tonumber(ARGV[4]) }
+local rem = {}
+local wait = 0
+for i = 1, 2 do
+  trim(KEYS[i], nil, now, win)
+  local used, w = usage(KEYS[i], nil, now, win, q[i], 1)
+  rem[i] = q[i] - used
+  if w ~= 0 then
+    if w < 0 then w = win end
+    if w > wait then wait = w end
+  end
+end
+local taken = 0
+if wait == 0 then
+  taken = 1
+  for i = 1, 2 do
+    redis.call('ZADD', KEYS[i], now, ARGV[5])
+    redis.call('PEXPIRE', KEYS[i], win + 1000)
+    rem[i] = rem[i] - 1
+  end
+end
+return { taken, math.max(0, math.min(rem[1], rem[2])), wait, oldest_wait(KEYS[1], now, win) or win }
+`;
+
+/** What `takeRequest` did: taken or not, rpm left, the wait of a refused one and the window's reset (ms). */
+export interface RequestTaken {
+  taken: boolean;
+  remaining: number;
+  waitMs: number;
+  resetMs: number;
+}
+
+/** Takes one request from the key's and the account's rpm windows (all or nothing). */
+export async function takeRequest(
+  redis: Redis,
+  subject: LimitSubject,
+  rpm: { key: number; account: number },
+  id: string,
+  now: number,
+): Promise<RequestTaken> {
+  const keys = limitKeys(subject);
+  const out = (await redis.eval(
+    TAKE_REQUEST,
+    [keys[0]!, keys[2]!],
+    [now, WINDOW_MS, rpm.key, rpm.account, id],
+  )) as number[];
+  return { taken: out[0] === 1, remaining: out[1]!, waitMs: out[2]!, resetMs: out[3]! };
+}

@@ -85,20 +85,22 @@ describe("signed calls: the worker rejects unsigned or stale calls", () => {
     ["unsigned", async () => ({})],
     [
       "bad signature",
-      async (b: string) => signRequest("wrong-secret", { method: "POST", path: "/v1/score", body: b }),
+      async (b: string) =>
+        signRequest("wrong-secret", { method: "POST", origin: w.url, path: "/v1/score", body: b }),
     ],
     [
       "stale (61 s old)",
       async (b: string) =>
         signRequest(
           SECRET,
-          { method: "POST", path: "/v1/score", body: b },
+          { method: "POST", origin: w.url, path: "/v1/score", body: b },
           Math.floor(Date.now() / 1000) - 61,
         ),
     ],
     [
       "signed over another body",
-      async (b: string) => signRequest(SECRET, { method: "POST", path: "/v1/score", body: `${b} ` }),
+      async (b: string) =>
+        signRequest(SECRET, { method: "POST", origin: w.url, path: "/v1/score", body: `${b} ` }),
     ],
   ] as [string, (b: string) => Promise<Record<string, string>>][])(
     "%s → 401 unauthorized",
@@ -112,7 +114,7 @@ describe("signed calls: the worker rejects unsigned or stale calls", () => {
 
   it("good signature → 200; the same signature replayed → 401", async () => {
     const b = good();
-    const headers = await signRequest(SECRET, { method: "POST", path: "/v1/score", body: b });
+    const headers = await signRequest(SECRET, { method: "POST", origin: w.url, path: "/v1/score", body: b });
     const first = await post(b, headers);
     expect(first.status).toBe(200);
     const parsed = ScoreResponse.parse(await first.json());

@@ -109,7 +109,7 @@ describe("lanes: one long request does not stop the worker (issue 30)", () => {
 
   it("a caller that goes away mid-prefill frees its lane at the next chunk: in-flight drops, queue empties", async () => {
     const b = long();
-    const headers = await signRequest(SECRET, { method: "POST", path: "/v1/score", body: b });
+    const headers = await signRequest(SECRET, { method: "POST", origin: w.url, path: "/v1/score", body: b });
     const gone = new AbortController();
     const call = fetch(`${w.url}/v1/score`, {
       method: "POST",

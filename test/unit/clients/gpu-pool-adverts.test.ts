@@ -3,13 +3,14 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScoreRequest } from "../../../schema/engine-protocol";
 import { GpuPool, type GpuPoolError } from "../../../workers/clients/gpu-pool";
+import { endSigned, endSignedReady } from "../../support/signed-answer";
 
 // A worker that serves only svc-1.3.0 in class `cpu-a` and says so on /readyz, like gpu-worker/src/server.ts.
 let calls = 0;
 const worker: Server = createServer(async (req, res) => {
   if (req.url === "/readyz") {
-    res.writeHead(200, { "content-type": "application/json" });
-    return void res.end(JSON.stringify({ ready: true, numerics_class: "cpu-a", models: ["svc-1.3.0"] }));
+    const ready = JSON.stringify({ ready: true, numerics_class: "cpu-a", models: ["svc-1.3.0"] });
+    return endSignedReady(res, "secret-secret-secret", url, ready);
   }
   calls++;
   const chunks: Buffer[] = [];
@@ -19,16 +20,14 @@ const worker: Server = createServer(async (req, res) => {
     res.writeHead(404, { "content-type": "application/json" });
     return void res.end(JSON.stringify({ error: "model_not_served", message: "svc-1.3.0 only" }));
   }
-  res.writeHead(200, { "content-type": "application/json" });
-  res.end(
-    JSON.stringify({
-      model: body.model,
-      calibration: "cal-20261123-2",
-      answers: [],
-      meter: { tokens_evaluated: 1, tokens_reused: 0 },
-      numerics_class: "cpu-a",
-    }),
-  );
+  const answer = JSON.stringify({
+    model: body.model,
+    calibration: "cal-20261123-2",
+    answers: [],
+    meter: { tokens_evaluated: 1, tokens_reused: 0 },
+    numerics_class: "cpu-a",
+  });
+  await endSigned(res, "secret-secret-secret", url, body.request_id, answer);
 });
 let url = "";
 beforeAll(async () => {

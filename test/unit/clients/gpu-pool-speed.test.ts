@@ -12,6 +12,7 @@ import {
   type WorkerLoad,
 } from "../../../workers/clients/gpu-pool";
 import { ApiError } from "../../../workers/errors";
+import { endSigned, endSignedReady } from "../../support/signed-answer";
 
 // A worker that reports its speed and queue like gpu-worker/src/server.ts (header on answers, `load` on /readyz).
 let calls = 0;
@@ -20,27 +21,28 @@ let load: WorkerLoad = { tokens_per_second: 200, queued_tokens: 0, wait_tokens: 
 const worker: Server = createServer(async (req, res) => {
   if (req.url === "/readyz") {
     probes++;
-    res.writeHead(200, { "content-type": "application/json" });
     const ready = {
       ready: true,
       numerics_class: "cpu-a",
       models: ["svc-1.4.0"],
       load: { "svc-1.4.0": load },
     };
-    return void res.end(JSON.stringify(ready));
+    return endSignedReady(res, "secret-secret-secret", url, JSON.stringify(ready));
   }
   calls++;
-  for await (const _ of req);
-  res.writeHead(200, { "content-type": "application/json", [LOAD_HEADER]: JSON.stringify(load) });
-  res.end(
-    JSON.stringify({
-      model: "svc-1.4.0",
-      calibration: "cal-20261123-2",
-      answers: [],
-      meter: { tokens_evaluated: 1, tokens_reused: 0 },
-      numerics_class: "cpu-a",
-    }),
-  );
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const { request_id } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ScoreRequest;
+  const answer = JSON.stringify({
+    model: "svc-1.4.0",
+    calibration: "cal-20261123-2",
+    answers: [],
+    meter: { tokens_evaluated: 1, tokens_reused: 0 },
+    numerics_class: "cpu-a",
+  });
+  await endSigned(res, "secret-secret-secret", url, request_id, answer, {
+    [LOAD_HEADER]: JSON.stringify(load),
+  });
 });
 let url = "";
 beforeAll(async () => {

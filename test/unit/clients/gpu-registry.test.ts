@@ -2,8 +2,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GpuAdvert, signAdvert, verifyAdvert } from "../../../schema/gpu-registry";
+import { READY_REQUEST_ID } from "../../../schema/signing";
 import { GpuPool } from "../../../workers/clients/gpu-pool";
 import { GpuRegistry, poolSource } from "../../../workers/clients/gpu-registry";
+import { endSigned } from "../../support/signed-answer";
 
 const SECRET = "registry-secret-registry";
 const advert = (url: string, over: Partial<GpuAdvert> = {}): GpuAdvert => ({
@@ -22,11 +24,11 @@ const advert = (url: string, over: Partial<GpuAdvert> = {}): GpuAdvert => ({
 
 describe("signed adverts", () => {
   it("verify what was signed with the pool secret, and nothing tampered, moved or signed with another", async () => {
-    const a = advert("http://w1:8788");
+    const a = advert("https://w1:8788");
     const v = await signAdvert(SECRET, a);
     expect(await verifyAdvert(SECRET, a.url, v)).toEqual(a);
     expect(await verifyAdvert("another-secret-another", a.url, v)).toBeNull();
-    expect(await verifyAdvert(SECRET, "http://evil:8788", v)).toBeNull();
+    expect(await verifyAdvert(SECRET, "https://evil:8788", v)).toBeNull();
     expect(await verifyAdvert(SECRET, a.url, v.replace('"in_flight":0', '"in_flight":9'))).toBeNull();
     expect(await verifyAdvert(SECRET, a.url, "not-an-advert")).toBeNull();
   });
@@ -37,8 +39,8 @@ describe("the isolate's copy of the registry", () => {
     let now = 2_000;
     let reads = 0;
     const stored: Record<string, string> = {
-      "http://w1:8788": await signAdvert(SECRET, advert("http://w1:8788")),
-      "http://forged:8788": await signAdvert("wrong-secret-wrong", advert("http://forged:8788")),
+      "https://w1:8788": await signAdvert(SECRET, advert("https://w1:8788")),
+      "https://forged:8788": await signAdvert("wrong-secret-wrong", advert("https://forged:8788")),
     };
     const reg = new GpuRegistry(
       async () => {
@@ -50,24 +52,24 @@ describe("the isolate's copy of the registry", () => {
     );
     const first = reg.members();
     expect(first).toBeInstanceOf(Promise);
-    expect((await first).map((m) => m.url)).toEqual(["http://w1:8788"]);
+    expect((await first).map((m) => m.url)).toEqual(["https://w1:8788"]);
     // 1,000 calls inside the interval: no read at all, never a promise (no round trip on the call).
     for (let i = 0; i < 1_000; i++) expect(Array.isArray(reg.members())).toBe(true);
     expect(reads).toBe(1);
     // Past the interval: the call still answers from memory and one background read refreshes the copy.
-    stored["http://w2:8788"] = await signAdvert(
+    stored["https://w2:8788"] = await signAdvert(
       SECRET,
-      advert("http://w2:8788", { numerics_class: "cpu-b" }),
+      advert("https://w2:8788", { numerics_class: "cpu-b" }),
     );
     now += 5_000;
     const stale = reg.members() as readonly { url: string }[];
-    expect(stale.map((m) => m.url)).toEqual(["http://w1:8788"]);
+    expect(stale.map((m) => m.url)).toEqual(["https://w1:8788"]);
     reg.members();
     await reg.refresh();
     expect(reads).toBe(2);
     expect((reg.members() as readonly { url: string }[]).map((m) => m.url).sort()).toEqual([
-      "http://w1:8788",
-      "http://w2:8788",
+      "https://w1:8788",
+      "https://w2:8788",
     ]);
   });
 
@@ -75,15 +77,15 @@ describe("the isolate's copy of the registry", () => {
     let now = 2_000;
     const reg = new GpuRegistry(
       async () => ({
-        "http://w1:8788": await signAdvert(SECRET, advert("http://w1:8788", { expires_at: 10_000 })),
-        "http://w2:8788": await signAdvert(SECRET, advert("http://w2:8788", { expires_at: 20_000 })),
+        "https://w1:8788": await signAdvert(SECRET, advert("https://w1:8788", { expires_at: 10_000 })),
+        "https://w2:8788": await signAdvert(SECRET, advert("https://w2:8788", { expires_at: 20_000 })),
       }),
       SECRET,
       { refreshMs: 60_000, now: () => now },
     );
     expect((await reg.members()).length).toBe(2);
     now = 10_000;
-    expect((reg.members() as readonly { url: string }[]).map((m) => m.url)).toEqual(["http://w2:8788"]);
+    expect((reg.members() as readonly { url: string }[]).map((m) => m.url)).toEqual(["https://w2:8788"]);
   });
 
   it("a failed read keeps the last copy and is retried a second later, not on every call", async () => {
@@ -95,7 +97,7 @@ describe("the isolate's copy of the registry", () => {
         reads++;
         if (fail) throw new Error("upstash down");
         return {
-          "http://w1:8788": await signAdvert(SECRET, advert("http://w1:8788", { expires_at: 99_000 })),
+          "https://w1:8788": await signAdvert(SECRET, advert("https://w1:8788", { expires_at: 99_000 })),
         };
       },
       SECRET,
@@ -123,7 +125,7 @@ describe("the isolate's copy of the registry", () => {
       UPSTASH_REDIS_REST_TOKEN: "t",
       GPU_SIGNING_SECRET: SECRET,
     };
-    expect(poolSource(env as never, ["http://static:1/"]).members()).toEqual([{ url: "http://static:1" }]);
+    expect(poolSource(env as never, ["https://static:1/"]).members()).toEqual([{ url: "https://static:1" }]);
     expect(poolSource(env as never, [])).toBeInstanceOf(GpuRegistry);
     expect(poolSource({ GPU_SIGNING_SECRET: SECRET } as never, []).members()).toEqual([]);
   });
@@ -132,22 +134,22 @@ describe("the isolate's copy of the registry", () => {
 // Two workers of two numerics classes known only from the registry: calls go by the adverts, with no /readyz.
 const probes: string[] = [];
 function worker(klass: string): Server {
-  return createServer(async (req, res) => {
+  const server: Server = createServer(async (req, res) => {
     if (req.url === "/readyz") probes.push(klass);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({
-        model: body.model,
-        calibration: "cal-20261123-2",
-        answers: [],
-        meter: { tokens_evaluated: 1, tokens_reused: 0 },
-        numerics_class: klass,
-      }),
-    );
+    const answer = JSON.stringify({
+      model: body.model,
+      calibration: "cal-20261123-2",
+      answers: [],
+      meter: { tokens_evaluated: 1, tokens_reused: 0 },
+      numerics_class: klass,
+    });
+    const self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await endSigned(res, SECRET, self, body.request_id ?? READY_REQUEST_ID, answer);
   });
+  return server;
 }
 const servers = [worker("cpu-a"), worker("cuda-b")];
 const urls: string[] = [];

@@ -22,6 +22,8 @@ describe("the Worker's variables are checked at the entry (zod)", () => {
     ["NEON_HTTP_ENDPOINT", "ftp://127.0.0.1/sql"],
     ["UPSTASH_REDIS_REST_URL", "127.0.0.1:8079"],
     ["GPU_POOL_URLS", "http://127.0.0.1:8788,gpu-2:8788"],
+    // issue 45 item 6: a plain-text hop off loopback would carry customer states in clear.
+    ["GPU_POOL_URLS", "https://gpu-1.example.com,http://gpu-2.example.com:8788"],
     ["GPU_SIGNING_SECRET", "short"],
     ["FALLBACK_BASE_URL", "eu.example"],
     ["ADMIN_TOKEN", "short"],
