@@ -28,7 +28,12 @@ export async function insertDoneEvaluation(
   checks: readonly LabelledCheck[],
   o: { status?: string; model?: string; distributions?: boolean; question?: object } = {},
 ): Promise<string> {
-  const id = `eval_01JD${crypto.randomUUID().replace(/-/g, "").toUpperCase().replace(/[ILOU]/g, "A").slice(0, 22)}`;
+  const id = `eval_01JD${crypto
+    .randomUUID()
+    .replace(/-/g, "")
+    .toUpperCase()
+    .replace(/[ILOU]/g, "A")
+    .slice(0, 22)}`;
   await q(
     `INSERT INTO evaluations (id, account_id, key_id, name, model, status, total, done, metrics, expires_at)
      VALUES ($1, $2, 'key_test', 'labels', $3, $4, $5, $5, '{}', now() + interval '30 days')`,
@@ -36,8 +41,15 @@ export async function insertDoneEvaluation(
   );
   const question = o.question ?? REFUND_CHECK;
   const items = checks.map((c, idx) => {
-    const answer = shapeAnswer({ id: "refund", type: "check", instructions: "", criteria: [] }, [c.pYes, 1 - c.pYes]);
-    const entry = { id: "refund", answer, ...(o.distributions !== false && { distribution: [c.pYes, 1 - c.pYes] }) };
+    const answer = shapeAnswer({ id: "refund", type: "check", instructions: "", criteria: [] }, [
+      c.pYes,
+      1 - c.pYes,
+    ]);
+    const entry = {
+      id: "refund",
+      answer,
+      ...(o.distributions !== false && { distribution: [c.pYes, 1 - c.pYes] }),
+    };
     return {
       idx,
       request: JSON.stringify({ state: `Ticket ${idx}`, questions: { refund: question } }),
