@@ -47,6 +47,18 @@ const e = (
 export const EXTENSION_ERRORS = {
   live_key_not_allowed: e("permission", 403, "no", "Evaluations run on test keys only; a live key was sent."),
   evaluation_not_found: e("not_found", 404, "no", "No evaluation with that id in the account."),
+  checkout_renewals_exceeded: e(
+    "conflict",
+    409,
+    "after_retry_after",
+    "The plan's checkout was reopened the most times one seat hold allows; pay the open one or wait until it expires (`retry-after`).",
+  ),
+  checkouts_per_hour: e(
+    "rate_limited",
+    429,
+    "after_retry_after",
+    "Too many plan checkouts opened by the account in the last hour.",
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export const ERRORS = {
