@@ -91,6 +91,18 @@ export const EXTENSION_ERRORS = {
     "no",
     "The cross-validated NLL of the fitted map is not better than the version's own; nothing was applied.",
   ),
+  checkout_renewals_exceeded: e(
+    "conflict",
+    409,
+    "after_retry_after",
+    "The plan's checkout was reopened the most times one seat hold allows; pay the open one or wait until it expires (`retry-after`).",
+  ),
+  checkouts_per_hour: e(
+    "rate_limited",
+    429,
+    "after_retry_after",
+    "Too many plan checkouts opened by the account in the last hour.",
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export const ERRORS = {

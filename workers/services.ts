@@ -9,6 +9,7 @@ import { stripeClient } from "./clients/stripe";
 import type { Env } from "./env";
 import { type Ledger, ledgerStub } from "./ledger/stub";
 import { AddressLimiter } from "./limits/address-limits";
+import { CheckoutLimiter } from "./limits/checkout-limits";
 import { KeyRateLimiter } from "./limits/key-limits";
 import { SignInLimiter } from "./limits/sign-in-limits";
 import type { AppEnv } from "./middleware/context";
@@ -45,6 +46,8 @@ export interface Services {
   maintenance: MaintenanceSwitch;
   /** The Stripe SDK (over fetch; the local fake when STRIPE_API_URL is set); null when not configured. */
   stripe: Stripe | null;
+  /** Plan checkouts an account may open an hour. */
+  checkoutLimits: CheckoutLimiter;
 }
 
 /** Builds an env's services from its (already validated) variables. */
@@ -67,6 +70,7 @@ export function buildServices(env: Env): Services {
     signInLimits: new SignInLimiter(redis),
     maintenance: new MaintenanceSwitch(db),
     stripe: stripeClient(env),
+    checkoutLimits: new CheckoutLimiter(redis),
   };
 }
 

@@ -9,6 +9,7 @@ import { freePort } from "./free-port";
 import { guarded } from "./guarded";
 import { readBody } from "./read-body";
 import { type CatalogueWorld, catalogueApi } from "./stripe-fake/catalogue";
+import { chargeOf, disputeCharge, type FakeCharge, refundCharge } from "./stripe-fake/charges";
 import { errorReply, HttpError } from "./stripe-fake/errors";
 import { parseStripeForm } from "./stripe-fake/form";
 import {
@@ -60,6 +61,8 @@ export async function startFakeStripe(
   const base = `http://127.0.0.1:${port}`;
   const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
   const sessions = new Map<string, FakeSession>();
+  /** Charges of paid payment-mode sessions, by payment intent. */
+  const charges = new Map<string, FakeCharge>();
   const subscriptions = new Map<string, FakeSubscription>();
   const replies = new Map<string, { status: number; body: unknown }>();
   const webhooks = new WebhookSender(webhookSecret, Stripe.API_VERSION);
@@ -121,13 +124,31 @@ export async function startFakeStripe(
       s.subscription = sub.id;
       webhooks.emit("customer.subscription.created", sub);
     }
+    charge(s);
     webhooks.emit("checkout.session.completed", publicSession(s));
+  };
+  /** A payment-mode session's charge once it is paid (card at once, direct debit when it settles). */
+  const charge = (s: FakeSession) => {
+    if (
+      s.mode === "payment" &&
+      s.payment_status === "paid" &&
+      s.payment_intent &&
+      !charges.has(s.payment_intent)
+    )
+      charges.set(s.payment_intent, chargeOf(s));
+  };
+  const chargeOfIntent = (pi: string) => {
+    const c = charges.get(pi);
+    if (!c)
+      throw new HttpError(404, `No charge for payment_intent: '${pi}'`, "payment_intent", "resource_missing");
+    return c;
   };
   /** A delayed payment's outcome. */
   const settle = (s: FakeSession, outcome: string) => {
     if (s.status !== "complete" || s.payment_status !== "unpaid")
       throw new HttpError(400, "Nothing to settle.");
     if (outcome === "succeeded") s.payment_status = "paid";
+    charge(s);
     webhooks.emit(
       `checkout.session.async_payment_${outcome === "succeeded" ? "succeeded" : "failed"}`,
       publicSession(s),
@@ -206,7 +227,16 @@ export async function startFakeStripe(
     else if (kind === "sessions" && id && action === "settle")
       settle(session(id), String(q.outcome ?? "succeeded"));
     else if (kind === "sessions" && id && action === "expire") expire(session(id));
-    else if (kind === "subscriptions" && id && action === "status")
+    else if (kind === "payment_intents" && id && action === "refund") {
+      const c = refundCharge(chargeOfIntent(id), q.amount === undefined ? undefined : Number(q.amount));
+      return { ok: true, event: webhooks.emit("charge.refunded", c).id };
+    } else if (kind === "payment_intents" && id && action === "dispute") {
+      const dispute = disputeCharge(
+        chargeOfIntent(id),
+        q.reason === undefined ? undefined : String(q.reason),
+      );
+      return { ok: true, event: webhooks.emit("charge.dispute.created", dispute).id };
+    } else if (kind === "subscriptions" && id && action === "status")
       setSubscriptionStatus(subscription(id), String(q.status));
     else if (kind === "fail-next") {
       failNext = Number(q.count ?? 1);

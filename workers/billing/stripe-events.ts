@@ -1,10 +1,11 @@
 import type Stripe from "stripe";
+import { type ChargebackDeps, chargebackEvent } from "./chargebacks";
 import { downgradeScheduleEvent } from "./subscription-downgrade";
 import { planCheckoutEvent, type SubscriptionDeps, subscriptionEvent } from "./subscription-events";
 import { type SettlementDeps, settleTopUpEvent } from "./top-up-settlement";
 
 /** What handling Stripe's events needs. */
-export type StripeEventDeps = SettlementDeps & SubscriptionDeps;
+export type StripeEventDeps = SettlementDeps & SubscriptionDeps & ChargebackDeps;
 
 const SUBSCRIPTION_EVENTS = new Set([
   "customer.subscription.created",
@@ -31,6 +32,8 @@ export async function handleStripeEvent(deps: StripeEventDeps, event: Stripe.Eve
     if (kind === "top_up") return settleTopUpEvent(deps, event.type, session);
     if (kind === "plan" || kind === "reset") return planCheckoutEvent(deps, event.type, session);
   }
+  if (event.type === "charge.dispute.created" || event.type === "charge.refunded")
+    return chargebackEvent(deps, event, event.data.object);
   if (SUBSCRIPTION_EVENTS.has(event.type))
     return subscriptionEvent(deps, event.type, event.data.object as Stripe.Subscription);
   if (event.type.startsWith("subscription_schedule."))

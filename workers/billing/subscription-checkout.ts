@@ -4,13 +4,15 @@ import { findPlan, type PlanTerms } from "../../schema/plans";
 import type { EmailSender } from "../clients/email";
 import { ApiError } from "../errors";
 import type { Database } from "../stores/db";
-import { claimSeat, tagCheckoutHold } from "../stores/seats";
+import { claimCheckoutSeat, tagCheckoutHold } from "../stores/seats";
 import { billingCurrency } from "../stores/top-ups";
 import { checkoutBase, isoFromUnix, lineItem, requireStripe, stripeUnavailable } from "./checkout-session";
-import { releaseAndInvite } from "./seat-service";
+import { inviteWaiting, releaseAndInvite } from "./seat-service";
 
 /** How long a plan checkout holds its seat: at most an hour (spec); Stripe's minimum expiry is 30 minutes. */
 export const PLAN_CHECKOUT_TTL_SECONDS = 3_600;
+/** How many times one seat hold may be renewed by a new checkout of the same plan (docs/decisions.md). */
+export const PLAN_CHECKOUT_MAX_RENEWALS = 2;
 
 /** A subscription checkout asked for. */
 export interface SubscriptionCheckoutRequest {
@@ -40,10 +42,22 @@ export function requirePlan(planId: string): PlanTerms {
   return plan;
 }
 
+/** Expires Checkout Sessions a newer checkout replaced, so only the newest can be paid; failures are logged. */
+async function expireReplaced(stripe: Stripe, refs: (string | null)[]): Promise<void> {
+  for (const ref of refs) {
+    if (!ref) continue;
+    await stripe.checkout.sessions.expire(ref).catch((error) => {
+      console.error("replaced checkout not expired", error instanceof Error ? error.name : "unknown");
+    });
+  }
+}
+
 /**
- * createSubscriptionCheckout: holds a seat for the checkout (1 hour; 409 `plan_sold_out` when none is
- * left, race-free), then opens a Stripe Checkout Session in subscription mode in the account's currency
- * (fixed, else the caller's region). Stripe unreachable → the seat is released, 503 `maintenance`.
+ * createSubscriptionCheckout: holds a seat for the checkout (1 hour, race-free; one checkout hold per
+ * account, see `claimCheckoutSeat`: 409 `plan_sold_out`, or `checkout_renewals_exceeded` with `retry-after`
+ * until the open one expires), then opens a Stripe Checkout Session in subscription mode in the account's
+ * currency (fixed, else the caller's region) and expires the sessions it replaced. Stripe unreachable → the
+ * seat is released, 503 `maintenance`.
  */
 export async function createSubscriptionCheckout(
   deps: { db: Database; stripe: Stripe | null; email?: EmailSender },
@@ -54,18 +68,27 @@ export async function createSubscriptionCheckout(
   const currency = (await billingCurrency(deps.db, req.accountId)) ?? currencyForCountry(req.country);
   const price = plan.prices[currency].price_cents;
   const held = await deps.db.transaction((tx) =>
-    claimSeat(tx, {
+    claimCheckoutSeat(tx, {
       accountId: req.accountId,
       planId: plan.id,
       total: plan.seats_total,
-      kind: "checkout",
-      ref: null,
       ttlSeconds: PLAN_CHECKOUT_TTL_SECONDS,
+      maxRenewals: PLAN_CHECKOUT_MAX_RENEWALS,
     }),
   );
-  if (held === "sold_out") throw new ApiError("plan_sold_out", { param: "plan" });
-  if (held === "subscribed")
+  if (held.outcome === "sold_out") {
+    await inviteWaiting(deps, plan.id);
+    throw new ApiError("plan_sold_out", { param: "plan" });
+  }
+  if (held.outcome === "renewals_exceeded")
+    throw new ApiError("checkout_renewals_exceeded", {
+      param: "plan",
+      retryAfter: held.expiresInSeconds,
+      message: "This plan's checkout is open already; pay it, or open a new one once it expires.",
+    });
+  if (held.outcome === "subscribed")
     throw new ApiError("invalid_value", { param: "plan", message: "The account already has this plan." });
+  for (const r of held.replaced) if (r.planId !== plan.id) await inviteWaiting(deps, r.planId);
   const metadata = { kind: "plan", account_id: req.accountId, plan_id: plan.id };
   const expiresAt = Math.floor((req.now ?? Date.now()) / 1000) + PLAN_CHECKOUT_TTL_SECONDS;
   let session: Stripe.Checkout.Session;
@@ -82,6 +105,10 @@ export async function createSubscriptionCheckout(
     throw stripeUnavailable(error);
   }
   await tagCheckoutHold(deps.db, req.accountId, plan.id, session.id);
+  await expireReplaced(
+    stripe,
+    held.replaced.map((r) => r.ref),
+  );
   return {
     id: session.id,
     object: "subscription_checkout",

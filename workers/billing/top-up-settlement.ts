@@ -1,7 +1,13 @@
 import type Stripe from "stripe";
 import type { Ledger } from "../ledger/stub";
 import type { Database } from "../stores/db";
-import { fixBillingCurrency, moveTopUp, type TopUpRow, topUpById } from "../stores/top-ups";
+import {
+  fixBillingCurrency,
+  moveTopUp,
+  recordPaymentIntent,
+  type TopUpRow,
+  topUpById,
+} from "../stores/top-ups";
 import { creditMicroCents } from "./top-up-rules";
 
 /** What settling a top-up needs. */
@@ -40,6 +46,9 @@ async function credit(
     payment_id: session.id,
     amount_micro_cents: creditMicroCents(row.credit_cents),
   });
+  const intent = session.payment_intent;
+  const intentId = typeof intent === "string" ? intent : intent?.id;
+  if (intentId) await recordPaymentIntent(deps.db, row.id, intentId);
   await moveTopUp(deps.db, row.id, [...OPEN, "processing", "expired", "failed"], "paid");
   await fixBillingCurrency(deps.db, row.account_id, row.currency);
   return res.duplicate ? "already_credited" : "credited";

@@ -3,7 +3,16 @@ import { ApiError } from "../errors";
 /** Spec: request body at most 256 KiB (more → 413 `body_too_large`). */
 export const MAX_BODY_BYTES = 256 * 1024;
 
-const tooLarge = () => new ApiError("body_too_large", { message: "The body is over 256 KiB." });
+/**
+ * Bodies outside the decide path's limits (the Stripe webhook, `/internal/*`): at most 1 MiB, far above
+ * Stripe's largest events, read before any signature check or parse.
+ */
+export const MAX_OTHER_BODY_BYTES = 1024 * 1024;
+
+const sizeText = (bytes: number) =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
+const tooLarge = (limit: number) =>
+  new ApiError("body_too_large", { message: `The body is over ${sizeText(limit)}.` });
 
 /**
  * Reads a request body with a running byte count, never holding more than `limit` bytes: a declared
@@ -14,7 +23,7 @@ export async function readBodyLimited(req: Request, limit: number = MAX_BODY_BYT
   const declared = req.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared.trim()) > limit) {
     await req.body?.cancel().catch(() => {});
-    throw tooLarge();
+    throw tooLarge(limit);
   }
   if (req.body === null) return new Uint8Array(0);
   const reader = req.body.getReader();
@@ -26,7 +35,7 @@ export async function readBodyLimited(req: Request, limit: number = MAX_BODY_BYT
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw tooLarge(limit);
     }
     chunks.push(value);
   }
@@ -38,4 +47,9 @@ export async function readBodyLimited(req: Request, limit: number = MAX_BODY_BYT
     at += ch.byteLength;
   }
   return out;
+}
+
+/** A body read with `readBodyLimited`, as UTF-8 text (malformed bytes replaced, as `Request.text()` does). */
+export async function readTextLimited(req: Request, limit: number): Promise<string> {
+  return new TextDecoder().decode(await readBodyLimited(req, limit));
 }

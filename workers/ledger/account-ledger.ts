@@ -6,6 +6,8 @@ import { flushJournal } from "../stores/ledger-journal";
 import { clearRefundIntents, pendingRefundIntents } from "../stores/refund-intents";
 import type {
   BalanceView,
+  ChargebackInput,
+  ChargebackResult,
   CreditInput,
   CreditResult,
   DebitInput,
@@ -292,6 +294,46 @@ export class AccountLedger extends DurableObject<Env> {
         at: now,
       });
       return { duplicate: false, balance_after: after };
+    });
+    if (!result.duplicate) this.scheduleFlush();
+    return result;
+  }
+
+  /**
+   * Gives back a disputed or refunded payment's credit, once per event: the payment's chargebacks together
+   * reach `target_micro_cents` and never pass it. The balance may go below zero (the money already left).
+   */
+  async chargeback(input: ChargebackInput): Promise<ChargebackResult> {
+    assertAmount(input.target_micro_cents, "target_micro_cents");
+    const now = input.now ?? Date.now();
+    const result = this.ctx.storage.transactionSync((): ChargebackResult => {
+      const balance = this.balanceNow();
+      const dup = this.sql.exec(
+        "SELECT 1 FROM journal WHERE kind = 'chargeback' AND ref = ?",
+        input.event_id,
+      );
+      if (dup.toArray().length > 0) return { duplicate: true, taken: 0, balance_after: balance };
+      const key = `chargeback:${input.payment_id}`;
+      const before = Number(this.getMeta(key) ?? "0");
+      const taken = Math.max(0, input.target_micro_cents - before);
+      const after = balance - taken;
+      if (!Number.isSafeInteger(after)) throw new RangeError("balance would pass -2^53 micro-cents");
+      this.setMeta("balance", String(after));
+      this.setMeta(key, String(before + taken));
+      if (this.getMeta("account_id") === undefined) this.setMeta("account_id", input.account_id);
+      this.journal({
+        kind: "chargeback",
+        ref: input.event_id,
+        account_id: input.account_id,
+        amount_micro_cents: taken,
+        tokens: 0,
+        allowance_tokens: 0,
+        test: 0,
+        month: monthOf(now),
+        week: weekOf(now),
+        at: now,
+      });
+      return { duplicate: false, taken, balance_after: after };
     });
     if (!result.duplicate) this.scheduleFlush();
     return result;

@@ -7,6 +7,7 @@ export type Ledger = Pick<
   | "debit"
   | "refund"
   | "credit"
+  | "chargeback"
   | "balance"
   | "applyRefundIntents"
   | "keepCompletion"

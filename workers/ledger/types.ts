@@ -51,6 +51,25 @@ export interface CreditResult {
   balance_after: number;
 }
 
+/** A credit given back (a disputed or refunded payment), as one Stripe event asks it. */
+export interface ChargebackInput {
+  account_id: string;
+  /** The Stripe event: each is written once. */
+  event_id: string;
+  /** The payment given back (the top-up): its chargebacks together never pass `target_micro_cents`. */
+  payment_id: string;
+  /** How much of the payment's credit is given back in all, this event included (it only grows). */
+  target_micro_cents: number;
+  now?: number;
+}
+
+export interface ChargebackResult {
+  duplicate: boolean;
+  /** Micro-cents taken now (0 when earlier events took as much already). */
+  taken: number;
+  balance_after: number;
+}
+
 export interface BalanceView {
   balance_micro_cents: number;
   month: string;
@@ -65,7 +84,7 @@ export interface BalanceView {
 /** A journal row as flushed to Postgres `ledger_journal`. */
 export interface JournalRow {
   seq: number;
-  kind: "debit" | "refund" | "credit";
+  kind: "debit" | "refund" | "credit" | "chargeback";
   ref: string;
   account_id: string;
   amount_micro_cents: number;

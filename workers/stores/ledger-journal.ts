@@ -31,11 +31,11 @@ export async function flushJournal(env: Env, rows: readonly JournalRow[]): Promi
   );
 }
 
-/** Postgres view of an account's balance from the journal (credits − debits + refunds), for reconciliation. */
+/** Postgres view of an account's balance from the journal (credits − debits + refunds − chargebacks), for reconciliation. */
 export async function journalBalance(env: Env, accountId: string): Promise<number> {
   const sql = getSql(env);
   const rows = (await sql.query(
-    `SELECT COALESCE(SUM(CASE kind WHEN 'debit' THEN -amount_micro_cents ELSE amount_micro_cents END), 0)::text AS b
+    `SELECT COALESCE(SUM(CASE WHEN kind IN ('debit', 'chargeback') THEN -amount_micro_cents ELSE amount_micro_cents END), 0)::text AS b
      FROM ledger_journal WHERE account_id = $1`,
     [accountId],
   )) as Array<{ b: string }>;

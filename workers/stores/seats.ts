@@ -65,6 +65,82 @@ export async function claimSeat(client: PoolClient, claim: SeatClaim): Promise<C
   return "held";
 }
 
+/** A plan checkout's claim on a seat: the hold's lifetime, and how many renewals a hold may have. */
+export interface CheckoutClaim {
+  accountId: string;
+  planId: string;
+  total: number | null;
+  ttlSeconds: number;
+  maxRenewals: number;
+}
+
+/** A checkout claim's outcome; the sessions of the holds it replaced (to expire in Stripe) when held. */
+export type CheckoutOutcome =
+  | { outcome: "held"; replaced: { planId: string; ref: string | null }[] }
+  | { outcome: "sold_out" }
+  | { outcome: "subscribed" }
+  | { outcome: "renewals_exceeded"; expiresInSeconds: number };
+
+/** Accounts waiting for a plan, not yet invited and holding no seat on it, other than `accountId`. */
+async function waitersAhead(client: PoolClient, planId: string, accountId: string): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM waiting_list w WHERE w.plan_id = $1 AND w.invited_at IS NULL AND w.account_id <> $2
+       AND NOT EXISTS (SELECT 1 FROM seat_holds h WHERE h.account_id = w.account_id AND h.plan_id = w.plan_id AND ${LIVE})`,
+    [planId, accountId],
+  );
+  return rows[0]!.n;
+}
+
+/**
+ * Claims a seat for a plan checkout inside the caller's transaction (lock the plan, then count). One checkout
+ * hold per account: its live checkout holds on other plans are released (their sessions answered in
+ * `replaced`). A new hold is sold out when the live holds and the accounts waiting ahead fill the plan; its
+ * own live checkout hold is renewed (a fresh hour) only while the plan has a free seat (the plan list's
+ * `available`) and at most `maxRenewals` times; an invitation turns into a checkout without a new seat.
+ */
+export async function claimCheckoutSeat(client: PoolClient, claim: CheckoutClaim): Promise<CheckoutOutcome> {
+  await lockPlan(client, claim.planId);
+  const { rows } = await client.query<{
+    kind: HoldKind;
+    ref: string | null;
+    live: boolean;
+    renewals: number;
+    left: number;
+  }>(
+    `SELECT kind, ref, ${LIVE} AS live, renewals, ceil(extract(epoch FROM expires_at - now()))::int AS left
+     FROM seat_holds WHERE account_id = $1 AND plan_id = $2`,
+    [claim.accountId, claim.planId],
+  );
+  const own = rows[0]?.live ? rows[0] : undefined;
+  if (rows[0]?.kind === "subscription") return { outcome: "subscribed" };
+  const renewing = own?.kind === "checkout";
+  if (renewing && own.renewals >= claim.maxRenewals)
+    return { outcome: "renewals_exceeded", expiresInSeconds: Math.max(1, own.left) };
+  if (claim.total !== null && own?.kind !== "invitation") {
+    const taken = await liveHolds(client, claim.planId);
+    const full = renewing
+      ? taken >= claim.total
+      : taken + (await waitersAhead(client, claim.planId, claim.accountId)) >= claim.total;
+    if (full) return { outcome: "sold_out" };
+  }
+  const released = await client.query<{ plan_id: string; ref: string | null }>(
+    `DELETE FROM seat_holds WHERE account_id = $1 AND plan_id <> $2 AND kind = 'checkout' AND ${LIVE}
+     RETURNING plan_id, ref`,
+    [claim.accountId, claim.planId],
+  );
+  await client.query(
+    `INSERT INTO seat_holds (account_id, plan_id, kind, ref, expires_at, renewals)
+     VALUES ($1, $2, 'checkout', NULL, now() + make_interval(secs => $3::double precision), 0)
+     ON CONFLICT (account_id, plan_id) DO UPDATE SET kind = 'checkout', ref = NULL,
+       expires_at = EXCLUDED.expires_at, created_at = now(),
+       renewals = CASE WHEN $4::boolean THEN seat_holds.renewals + 1 ELSE 0 END`,
+    [claim.accountId, claim.planId, String(claim.ttlSeconds), renewing],
+  );
+  const replaced = released.rows.map((r) => ({ planId: r.plan_id, ref: r.ref }));
+  if (renewing) replaced.push({ planId: claim.planId, ref: own.ref });
+  return { outcome: "held", replaced };
+}
+
 /**
  * A subscription holds the account's seat on its plan (from its checkout's hold, or forced when Stripe
  * started it anyway): the account's subscription hold on any other plan is released (an upgrade or a

@@ -161,6 +161,27 @@ export async function billingCurrency(db: Database, accountId: string): Promise<
   return rows[0]?.billing_currency ?? null;
 }
 
+/** Records the payment intent that paid a top-up (a dispute or refund names it). */
+export async function recordPaymentIntent(db: Database, id: string, paymentIntentId: string): Promise<void> {
+  await db
+    .sql()
+    .query("UPDATE top_ups SET payment_intent_id = $2 WHERE id = $1 AND payment_intent_id IS NULL", [
+      id,
+      paymentIntentId,
+    ]);
+}
+
+/** The top-up a payment intent paid. */
+export async function topUpByPaymentIntent(
+  db: Database,
+  paymentIntentId: string,
+): Promise<TopUpRow | undefined> {
+  const rows = (await db
+    .sql()
+    .query(`SELECT ${COLUMNS} FROM top_ups WHERE payment_intent_id = $1`, [paymentIntentId])) as TopUpRow[];
+  return rows[0];
+}
+
 /** Drops a top-up Stripe never opened (frees its amount and its idempotency key). */
 export async function deletePendingTopUp(db: Database, id: string): Promise<void> {
   await db.sql().query("DELETE FROM top_ups WHERE id = $1 AND status = 'pending'", [id]);

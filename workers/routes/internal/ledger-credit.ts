@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
+import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
 import { ApiError } from "../../errors";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
@@ -12,7 +13,7 @@ const LedgerCreditSchema = z.object({
 
 /**
  * POST /internal/ledger/credit (operator / seed only; `authorization: Bearer <ADMIN_TOKEN>`): credits a
- * settled payment to an account's ledger, once per `payment_id`. Body
+ * settled payment to an account's ledger, once per `payment_id`. Body (at most 1 MiB, 413 beyond)
  * `{account_id, amount_micro_cents, payment_id}`; answers `{object:"ledger_credit", duplicate, balance_micro_cents}`.
  */
 export const creditLedger = endpoint(
@@ -24,12 +25,13 @@ export const creditLedger = endpoint(
     auth: "admin-token",
     hidden: true,
     responses: { 200: jsonResponse("The credit, or the earlier one.", LedgerCreditSchema) },
-    errors: ["invalid_json", "invalid_value"],
+    errors: ["body_too_large", "invalid_json", "invalid_value"],
   },
   async function creditLedgerHandler(c) {
+    const text = await readTextLimited(c.req.raw, MAX_OTHER_BODY_BYTES);
     let body: unknown;
     try {
-      body = await c.req.json();
+      body = JSON.parse(text);
     } catch {
       throw new ApiError("invalid_json");
     }

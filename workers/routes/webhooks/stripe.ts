@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import Stripe from "stripe";
 import { handleStripeEvent } from "../../billing/stripe-events";
+import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
 import { ApiError } from "../../errors";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
@@ -8,9 +9,10 @@ import { jsonResponse } from "../responses";
 const Received = z.object({ received: z.literal(true), outcome: z.string() });
 
 /**
- * POST /v1/webhooks/stripe: Stripe's events. The signature (`stripe-signature`, HMAC of the raw body with
- * STRIPE_WEBHOOK_SECRET, 300 s tolerance) is checked with the SDK's async verifier, the one that runs on
- * Workers (SubtleCrypto). A bad or missing signature → 400 `invalid_header`; a failure while handling → 5xx,
+ * POST /v1/webhooks/stripe: Stripe's events. The body is read as a stream, at most 1 MiB (413
+ * `body_too_large` beyond, before anything else looks at it); then the signature (`stripe-signature`, HMAC
+ * of the raw body with STRIPE_WEBHOOK_SECRET, 300 s tolerance) is checked with the SDK's async verifier, the
+ * one that runs on Workers (SubtleCrypto). A bad or missing signature → 400 `invalid_header`; a failure while handling → 5xx,
  * so Stripe retries (for up to 3 days); handlers are idempotent.
  */
 export const stripeWebhook = endpoint(
@@ -22,13 +24,13 @@ export const stripeWebhook = endpoint(
     auth: "public",
     hidden: true,
     responses: { 200: jsonResponse("The event was handled (or is of no interest).", Received) },
-    errors: ["maintenance"],
+    errors: ["body_too_large", "maintenance"],
   },
   async function stripeWebhookHandler(c) {
     const stripe = c.var.stripe;
     const secret = c.env.STRIPE_WEBHOOK_SECRET;
     if (!stripe || !secret) throw new ApiError("maintenance", { message: "Billing is not configured." });
-    const payload = await c.req.text();
+    const payload = await readTextLimited(c.req.raw, MAX_OTHER_BODY_BYTES);
     const signature = c.req.header("stripe-signature") ?? "";
     let event: Stripe.Event;
     try {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { orMaintenance } from "../../../accounts/unavailable";
 import { createSubscriptionCheckout } from "../../../billing/subscription-checkout";
 import { RETURN_PATH_PATTERN } from "../../../billing/top-up-rules";
 import { endpoint } from "../../define";
@@ -23,8 +24,8 @@ const SubscriptionCheckoutSchema = z.object({
 });
 
 /**
- * POST /v1/console/subscription-checkouts (`createSubscriptionCheckout`), body `{plan, return_path?}`.
- *
+ * POST /v1/console/subscription-checkouts (`createSubscriptionCheckout`), body `{plan, return_path?}`: at
+ * most 10 an hour per account (429 `checkouts_per_hour`), then the checkout (billing/subscription-checkout).
  */
 export const createSubscriptionCheckoutRoute = endpoint(
   {
@@ -49,13 +50,20 @@ export const createSubscriptionCheckoutRoute = endpoint(
     responses: {
       201: jsonResponse("The checkout; a seat is held until it expires.", SubscriptionCheckoutSchema),
     },
-    errors: [...BODY_ERRORS, "plan_sold_out", "maintenance"],
+    errors: [
+      ...BODY_ERRORS,
+      "plan_sold_out",
+      "checkout_renewals_exceeded",
+      "checkouts_per_hour",
+      "maintenance",
+    ],
   },
   async function createSubscriptionCheckoutHandler(c) {
     const { fields } = await readConsoleBody(c, {
       plan: patternRule(PLAN_ID, true),
       return_path: patternRule(RETURN_PATH_PATTERN, false),
     });
+    await orMaintenance("checkout limits", () => c.var.checkoutLimits.planCheckout(c.var.session.accountId));
     const cf = (c.req.raw as Request & { cf?: { country?: string } }).cf;
     const answer = await createSubscriptionCheckout(c.var, {
       accountId: c.var.session.accountId,
