@@ -106,6 +106,11 @@ export const Calibration = z
   })
   .openapi("Calibration");
 
+export const CalibrationPreview = Calibration.extend({
+  id: z.null(),
+  object: z.literal("calibration_preview"),
+}).openapi("CalibrationPreview");
+
 export const CalibrationList = z
   .object({ object: z.literal("list"), data: z.array(Calibration), has_more: z.boolean() })
   .openapi("CalibrationList");

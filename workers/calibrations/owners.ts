@@ -24,5 +24,9 @@ export const CREATE_ERRORS: readonly ErrorCode[] = [
   "calibration_no_gain",
   "calibration_limit_reached",
 ];
+/** Codes of previewCalibration: createCalibration's but the cap (nothing is stored). */
+export const PREVIEW_ERRORS: readonly ErrorCode[] = CREATE_ERRORS.filter(
+  (c) => c !== "calibration_limit_reached",
+);
 /** Codes of the list routes (their query parameters). */
 export const LIST_ERRORS: readonly ErrorCode[] = ["unknown_field", "invalid_value"];

@@ -69,12 +69,14 @@ function checkEnoughLabels(labels: QuestionLabels, questionId: string): void {
     });
 }
 
+/** A fit made and measured, not yet stored. */
+type Fitted = Omit<CalibrationRow, "active" | "createdAt" | "deactivatedAt">;
+
 /**
- * createCalibration: the body (400/413/422), the evaluation (404, 409 unless done), the question's labels
- * (422), the fit and its cross-validated evidence (422 when it gains nothing), then the one active calibration
- * of its (version, question) for the account (409 past the cap).
+ * The body (400/413/422), the evaluation (404, 409 unless done), the question's labels (422), the fit and its
+ * cross-validated evidence (422 when it gains nothing): what createCalibration stores and preview shows.
  */
-export async function createCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
+async function fitFromBody(c: Context<AppEnv>, accountId: string): Promise<Fitted> {
   const { fields } = await readConsoleBody(c, {
     evaluation: patternRule(EVALUATION_ID_PATTERN, true),
     question: patternRule(QUESTION_ID_PATTERN, true),
@@ -111,7 +113,7 @@ export async function createCalibrationResponse(c: Context<AppEnv>, accountId: s
     ),
     after: calibrationMetrics(q, fit.crossValidated, labels.items),
   };
-  const row = await insertCalibration(c.var.db, {
+  return {
     id: `calib_${ulid()}`,
     accountId,
     evaluationId,
@@ -123,12 +125,34 @@ export async function createCalibrationResponse(c: Context<AppEnv>, accountId: s
     map: fit.map,
     n: labels.items.length,
     metrics: JSON.stringify(metrics),
-  });
+  };
+}
+
+/**
+ * createCalibration: the fit (see `fitFromBody`), then the one active calibration of its (version, question) for
+ * the account, replacing the one there (409 past the cap).
+ */
+export async function createCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
+  const row = await insertCalibration(c.var.db, await fitFromBody(c, accountId));
   if (!row)
     throw new ApiError("calibration_limit_reached", {
       message: `The account has ${MAX_ACTIVE_CALIBRATIONS} active calibrations: delete one first.`,
     });
   return jsonText(c, calibrationJson(row), 201);
+}
+
+/**
+ * previewCalibration: the same fit and metrics as createCalibration, stored nowhere and applied to nothing
+ * (`id` null, `active` false): what the console shows before the customer applies it.
+ */
+export async function previewCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
+  const fitted = await fitFromBody(c, accountId);
+  const json = calibrationJson({ ...fitted, active: false, createdAt: Date.now(), deactivatedAt: null });
+  return jsonText(
+    c,
+    json.replace(`"id":${str(fitted.id)},"object":"calibration"`, `"id":null,"object":"calibration_preview"`),
+    200,
+  );
 }
 
 /** listCalibrations: newest first, active or not, `limit` 1–100 (default 20), `starting_after` an id. */

@@ -31,7 +31,8 @@ function toAccount(r: Record<string, unknown>): AccountRow {
   };
 }
 
-const COLUMNS = "id, email, status, rpm_limit, tpm_limit, content_log_days, calibrations_generation, created_at";
+const COLUMNS =
+  "id, email, status, rpm_limit, tpm_limit, content_log_days, calibrations_generation, created_at";
 
 /** The account of a (lower-cased) address, created (`acc_` + ULID) when none has it. */
 export async function findOrCreateAccountByEmail(

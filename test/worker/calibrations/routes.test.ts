@@ -319,3 +319,25 @@ describe("the console's twins under /v1/console/calibrations (session + CSRF)", 
     expect(((await del.json()) as Calibration).active).toBe(false);
   });
 });
+
+describe("POST /v1/calibrations/preview: the same fit, stored nowhere, applied to nothing", () => {
+  it("200 a calibration_preview with id null; the account's calibrations are unchanged", async () => {
+    const a = await seed({ keys: [{ mode: "test" }] });
+    const key = a.keys[0]!.secret;
+    const e = await insertDoneEvaluation(q, a.accountId, underConfidentChecks(100, 13));
+    const res = await consoleCall("POST", "/v1/calibrations/preview", {
+      bearer: key,
+      body: { evaluation: e, question: "refund" },
+    });
+    expect(res.status).toBe(200);
+    const p = (await res.json()) as Calibration & { id: null; object: string };
+    expect(p).toMatchObject({ id: null, object: "calibration_preview", active: false, n: 100 });
+    const made = (await (await create(key, { evaluation: e, question: "refund" })).json()) as Calibration;
+    expect(made.map).toEqual(p.map);
+    expect(made.metrics).toEqual(p.metrics);
+    const list = (await (await consoleCall("GET", "/v1/calibrations", { bearer: key })).json()) as {
+      data: unknown[];
+    };
+    expect(list.data).toHaveLength(1);
+  });
+});
