@@ -35,7 +35,15 @@ describe("the fingerprint (issue 44: the question as the caller wrote it)", () =
     ["instructions", { ...pick, instructions: "What is it about?" }],
     ["criteria as a string instead of a list", { ...pick, criteria: "Read the whole ticket." }],
     ["criteria absent", { ...pick, criteria: null }],
-    ["option order", { ...pick, options: [...(pick as { options: [] }).options].reverse() }],
+    [
+      "option order",
+      {
+        ...pick,
+        options: [
+          ...(pick as { options: { label: string; description: string | null }[] }).options,
+        ].reverse(),
+      },
+    ],
     [
       "a description",
       {

@@ -330,7 +330,7 @@ describe("POST /v1/calibrations/preview: the same fit, stored nowhere, applied t
       body: { evaluation: e, question: "refund" },
     });
     expect(res.status).toBe(200);
-    const p = (await res.json()) as Calibration & { id: null; object: string };
+    const p = (await res.json()) as Omit<Calibration, "id"> & { id: null; object: string };
     expect(p).toMatchObject({ id: null, object: "calibration_preview", active: false, n: 100 });
     const made = (await (await create(key, { evaluation: e, question: "refund" })).json()) as Calibration;
     expect(made.map).toEqual(p.map);
