@@ -6,9 +6,12 @@ import { writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
+import { ALIASES } from "../schema/models";
 import { startEdgeWorker } from "../scripts/stack/edge-worker";
+import { withNodeClient } from "../scripts/stack/neon-node";
 import { startServices } from "../scripts/stack/services";
-import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccountHeaders } from "./support/funded-account";
+import { questionFingerprint } from "../workers/calibrations/fingerprint";
+import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccount } from "./support/funded-account";
 import { instantEngine } from "./support/instant-engine";
 
 const ROOT = resolve(process.argv[2] ?? ".");
@@ -72,6 +75,30 @@ export default {
   return path;
 }
 
+/**
+ * Gives the account an active calibration of BODY's question on the alias's version, as createCalibration
+ * stores it (the fit's numbers do not change the round trips).
+ */
+async function calibrate(env: Parameters<typeof fundedAccount>[0], accountId: string): Promise<void> {
+  const fingerprint = await questionFingerprint({
+    id: "refund",
+    type: "check",
+    instructions: "Does the customer ask for a refund?",
+    criteria: null,
+  });
+  await withNodeClient(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY }, async (q) => {
+    await q(
+      `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics)
+       VALUES ('calib_01JDBENCH000000000000000000', $1, 'eval_bench', 'refund', $2, $3, '{}', 'temperature_bias',
+               '{"temperature":0.8,"bias":[0.1,0]}', 100, '{}')`,
+      [accountId, ALIASES["svc-1"], fingerprint],
+    );
+    await q("UPDATE accounts SET calibrations_generation = calibrations_generation + 1 WHERE id = $1", [
+      accountId,
+    ]);
+  });
+}
+
 const BODY = JSON.stringify({
   state: { ticket: "The parcel arrived broken and I want my money back.", customer: { tier: "gold" } },
   questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
@@ -97,7 +124,10 @@ async function main(): Promise<void> {
   const doCalls = async () =>
     ((await (await fetch(`${edge.url}/__bench/do-calls`)).json()) as { calls: number }).calls;
   try {
-    const headers = await fundedAccountHeaders(services.env, edge.url);
+    const plain = await fundedAccount(services.env, edge.url);
+    const calibrated = await fundedAccount(services.env, edge.url);
+    await calibrate(services.env, calibrated.accountId);
+    let headers = plain.headers;
     const decide = (extra: Record<string, string>) =>
       fetch(`${edge.url}/v1/decide`, { method: "POST", headers: { ...headers, ...extra }, body: BODY });
     await (await decide({})).text();
@@ -105,10 +135,14 @@ async function main(): Promise<void> {
       "| decide | status | Redis | ledger DO | Postgres before the response | Postgres with background writes |",
     );
     console.log("| --- | --- | --- | --- | --- | --- |");
-    for (const [label, extra] of [
-      ["no idempotency key, warm key cache", {}],
-      ["fresh idempotency key, warm key cache", { "idempotency-key": `rt-${Date.now()}` }],
+    for (const [label, extra, account] of [
+      ["no idempotency key, warm key cache", {}, plain],
+      ["fresh idempotency key, warm key cache", { "idempotency-key": `rt-${Date.now()}` }, plain],
+      ["calibrated question, first decide of the isolate (maps loaded)", {}, calibrated],
+      ["calibrated question, maps cached", {}, calibrated],
+      ["calibrated question, fresh idempotency key", { "idempotency-key": `rt-c-${Date.now()}` }, calibrated],
     ] as const) {
+      headers = account.headers;
       await new Promise((r) => setTimeout(r, 600)); // earlier background writes settle
       await (await fetch(`${edge.url}/v1/key`, { headers })).text(); // warms the ≤1 s key cache
       const before = { r: redis.count(), d: await doCalls(), p: neonHttp.count() };
@@ -122,6 +156,21 @@ async function main(): Promise<void> {
         `| ${label} | ${res.status} | ${path.r} | ${d} | ${path.p} | ${neonHttp.count() - before.p} (usage event, ledger journal) |`,
       );
     }
+    // The calibration's cost in time: the same decide, alternating an account without calibrations and one
+    // whose question is calibrated (fingerprint, cached lookup, map, reshaping), same run.
+    const times: Record<"plain" | "calibrated", number[]> = { plain: [], calibrated: [] };
+    for (let i = 0; i < 400; i++) {
+      const which = i % 2 === 0 ? "plain" : "calibrated";
+      headers = (which === "plain" ? plain : calibrated).headers;
+      const t0 = performance.now();
+      await (await decide({})).text();
+      if (i >= 40) times[which].push(performance.now() - t0);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const [p, c] = [median(times.plain), median(times.calibrated)];
+    console.log(
+      `\ndecide p50 through the edge (instant engine, 180 each, alternating): no calibrations ${p.toFixed(2)} ms, calibrated question ${c.toFixed(2)} ms (ratio ${(c / p).toFixed(2)})`,
+    );
   } finally {
     await edge.stop();
     redis.stop();

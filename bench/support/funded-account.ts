@@ -14,6 +14,14 @@ export async function fundedAccountHeaders(
   env: ServicesEnv,
   edgeUrl: string,
 ): Promise<Record<string, string>> {
+  return (await fundedAccount(env, edgeUrl)).headers;
+}
+
+/** `fundedAccountHeaders`, with the account's id. */
+export async function fundedAccount(
+  env: ServicesEnv,
+  edgeUrl: string,
+): Promise<{ accountId: string; headers: Record<string, string> }> {
   const acct = await withNodeClient(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY }, (q) =>
     seedAccount(q, { rpmLimit: 1_000_000, tpmLimit: 1_000_000_000, keys: [{ mode: "live" }] }),
   );
@@ -22,5 +30,8 @@ export async function fundedAccountHeaders(
     headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, "content-type": "application/json" },
     body: JSON.stringify({ account_id: acct.accountId, amount_micro_cents: 1e12, payment_id: "bench" }),
   });
-  return { authorization: `Bearer ${acct.keys[0]!.secret}`, "content-type": "application/json" };
+  return {
+    accountId: acct.accountId,
+    headers: { authorization: `Bearer ${acct.keys[0]!.secret}`, "content-type": "application/json" },
+  };
 }

@@ -21,6 +21,7 @@ export async function instantEngine(): Promise<{ url: string; stop: () => Promis
     const answers = body.questions.map((q: { id: string }) => ({
       id: q.id,
       answer: { type: "check", probability: 0.5, confidence: 0, abstained: false },
+      ...(body.distributions && { distribution: [0.5, 0.5] }),
     }));
     const answer = JSON.stringify({
       model: body.model,
