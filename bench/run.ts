@@ -18,6 +18,7 @@ const BENCHES: Array<{ title: string; file: string; args: string[] }> = [
   { title: "Edge overhead vs bare Hono", file: "bench/edge.ts", args: [] },
   { title: "Where a decide's time goes", file: "bench/breakdown.ts", args: ["300", "2"] },
   { title: "Round trips per decide", file: "bench/round-trips.ts", args: [] },
+  { title: "A calibration's fit on 1,000 items", file: "bench/calibration-fit.ts", args: [] },
   { title: "npm start, cold to first answer", file: "bench/start.ts", args: [] },
 ];
 

@@ -13,7 +13,16 @@ const QUESTION = { type: "check", instructions: "Does the customer say the parce
 let gpu: RunningWorker;
 let edge: EdgeWorker;
 beforeAll(async () => {
-  gpu = await startWorker({ GPU_SIGNING_SECRET: GPU_SECRET, SVC_THREADS: "1", SVC_CONTEXT_SIZE: "4096" });
+  // The small model's two versions only: loads in seconds where every version takes minutes on a busy box.
+  gpu = await startWorker(
+    {
+      GPU_SIGNING_SECRET: GPU_SECRET,
+      SVC_THREADS: "1",
+      SVC_CONTEXT_SIZE: "4096",
+      SVC_MODEL_VERSION: `${MODEL},svc-1.3.0`,
+    },
+    240_000,
+  );
   edge = await startEdge({ gpuUrls: [gpu.url] });
 }, 240_000);
 afterAll(async () => {
