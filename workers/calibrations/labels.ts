@@ -55,7 +55,7 @@ export async function questionLabels(
       first ??= { question: q, definition };
       if (definition !== first.definition)
         throw invalidQuestion(
-          `Items ${items.length === 0 ? "" : "of this evaluation "}define \`${questionId}\` differently (item ${row.idx} differs from the first): a calibration is for one question as written.`,
+          `Items of this evaluation define \`${questionId}\` differently (item ${row.idx} differs from the first that has it): a calibration is for one question as written.`,
         );
       const expected = readJsonText(row.expected);
       const want = isJsonObject(expected) ? expected.entries.find(([k]) => k === questionId)?.[1] : undefined;
