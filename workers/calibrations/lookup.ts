@@ -3,7 +3,7 @@ import type { ValidatedDecide } from "../../schema/decide";
 import type { EngineAnswer, ScoreQuestion, ScoreResponse } from "../../schema/engine-protocol";
 import { type ActiveCalibration, activeCalibrations, calibrationMaps } from "../stores/calibrations";
 import type { Database } from "../stores/db";
-import type { KeyRecord } from "../stores/keys";
+import { KEY_CACHE_TTL_MS, type KeyRecord } from "../stores/keys";
 import { questionFingerprint } from "./fingerprint";
 import { applyMap, type CalibrationMap } from "./map";
 
@@ -24,11 +24,34 @@ export class CalibrationLookup {
     { generation: number; byQuestion: Map<string, ActiveCalibration> }
   >();
 
-  constructor(private readonly db: Database) {}
+  /** Accounts whose calibrations changed in this isolate, until the key cache's generation catches up. */
+  private readonly changed = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * The account's calibrations were just created or deleted here: for the key cache's second its decides in this
+   * isolate read them afresh, so the caller's next decide already answers with the change.
+   */
+  invalidate(accountId: string): void {
+    this.cache.delete(accountId);
+    this.changed.set(accountId, this.now() + KEY_CACHE_TTL_MS);
+  }
+
+  private fresh(accountId: string): boolean {
+    const until = this.changed.get(accountId);
+    if (until === undefined) return false;
+    if (until > this.now()) return true;
+    this.changed.delete(accountId);
+    return false;
+  }
 
   private async active(accountId: string, generation: number): Promise<Map<string, ActiveCalibration>> {
     const hit = this.cache.get(accountId);
-    if (hit && hit.generation === generation) return hit.byQuestion;
+    if (hit && hit.generation === generation && !this.fresh(accountId)) return hit.byQuestion;
     const rows = await activeCalibrations(this.db, accountId);
     const byQuestion = new Map(rows.map((r) => [`${r.model}\n${r.fingerprint}`, r]));
     if (this.cache.size >= CACHED_ACCOUNTS) this.cache.clear();
@@ -40,7 +63,7 @@ export class CalibrationLookup {
   async forRequest(key: KeyRecord, request: ValidatedDecide, model: string): Promise<AnswerCalibrations> {
     const out: AnswerCalibrations = new Map();
     const generation = key.account.calibrationsGeneration ?? 0;
-    if (generation === 0) return out;
+    if (generation === 0 && !this.fresh(key.accountId)) return out;
     const active = await this.active(key.accountId, generation);
     if (active.size === 0) return out;
     for (const q of request.questions) {

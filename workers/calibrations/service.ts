@@ -134,6 +134,7 @@ async function fitFromBody(c: Context<AppEnv>, accountId: string): Promise<Fitte
  */
 export async function createCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
   const row = await insertCalibration(c.var.db, await fitFromBody(c, accountId));
+  c.var.calibrations.invalidate(accountId);
   if (!row)
     throw new ApiError("calibration_limit_reached", {
       message: `The account has ${MAX_ACTIVE_CALIBRATIONS} active calibrations: delete one first.`,
@@ -192,5 +193,6 @@ export async function deleteCalibrationResponse(c: Context<AppEnv>, accountId: s
   const id = c.req.param("id") ?? "";
   const row = CALIBRATION_ID_PATTERN.test(id) ? await deactivateCalibration(c.var.db, accountId, id) : null;
   if (!row) throw notFound(id);
+  c.var.calibrations.invalidate(accountId);
   return jsonText(c, calibrationJson(row), 200);
 }

@@ -83,3 +83,18 @@ describe("calibrateAnswers", () => {
     expect(out).toEqual({ answers: [{ id: "q", answer }], used: {} });
   });
 });
+
+describe("a change made in this isolate", () => {
+  it("is read afresh for the key cache's second, even where the cached key still says generation 0", async () => {
+    const { db, calls } = countingDb([]);
+    let t = 1_000;
+    const lookup = new CalibrationLookup(db, () => t);
+    lookup.invalidate("acc_1");
+    await lookup.forRequest(key(0), request, "svc-1.5.1");
+    await lookup.forRequest(key(0), request, "svc-1.5.1");
+    expect(calls).toHaveLength(2);
+    t += 1_001;
+    await lookup.forRequest(key(0), request, "svc-1.5.1");
+    expect(calls).toHaveLength(2);
+  });
+});
