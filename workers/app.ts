@@ -5,6 +5,7 @@ import { errorHandler } from "./middleware/error-handler";
 import { publicCors } from "./middleware/public-cors";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
+import { strictTransportSecurity } from "./middleware/strict-transport-security";
 import { rootRedirect } from "./pages/root-redirect";
 import { consolePages } from "./pages/routes";
 import { getBalance } from "./routes/balance/get";
@@ -27,13 +28,14 @@ import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices, type ServicesFactory } from "./services";
 
 /**
- * The edge application. Every request: request id (+ `x-client-request-id` check), the Worker's variables
- * (checked once per env; a misconfigured Worker answers 500), the services on the context, then the matched
- * route's own auth (declared on the route: 401 → 403) and handler. Unknown routes → 404, known paths with
+ * The edge application. Every request: `Strict-Transport-Security` on whatever it answers, request id (+
+ * `x-client-request-id` check), the Worker's variables (checked once per env; a misconfigured Worker answers
+ * 500), the services on the context, then the matched route's own auth (declared on the route: 401 → 403) and handler. Unknown routes → 404, known paths with
  * another method → 405 with `allow` (both derived from the router), errors → one envelope.
  */
 export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
+  app.use("*", strictTransportSecurity());
   app.use("*", requestId());
   app.use("*", envCheck());
   app.use("*", provideServices(services));
