@@ -47,6 +47,18 @@ const e = (
 export const EXTENSION_ERRORS = {
   live_key_not_allowed: e("permission", 403, "no", "Evaluations run on test keys only; a live key was sent."),
   evaluation_not_found: e("not_found", 404, "no", "No evaluation with that id in the account."),
+  sign_in_tries_per_network: e(
+    "rate_limited",
+    429,
+    "after_retry_after",
+    "Too many sign-in code tries from one client network; each further try waits twice as long.",
+  ),
+  sign_in_emails_per_hour: e(
+    "rate_limited",
+    429,
+    "after_retry_after",
+    "The service's hourly budget of sign-in e-mails is used up.",
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export const ERRORS = {
