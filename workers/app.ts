@@ -16,7 +16,7 @@ import { listPlans } from "./routes/console/plans/list";
 import { createSubscriptionCheckoutRoute } from "./routes/console/subscription-checkouts/post";
 import { joinWaitingListRoute } from "./routes/console/waiting-list/post";
 import { decide } from "./routes/decide/post";
-import { mountEndpoints } from "./routes/define";
+import { type Endpoint, mountEndpoints } from "./routes/define";
 import { EVALUATION_ENDPOINTS } from "./routes/evaluations/endpoints";
 import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
@@ -26,6 +26,25 @@ import { listPublicPlans } from "./routes/plans/list";
 import { getUsage } from "./routes/usage/get";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices, type ServicesFactory } from "./services";
+
+/** Every endpoint of the API and the console (the OpenAPI document's own route is added by `createApp`). */
+export const ENDPOINTS: readonly Endpoint[] = [
+  decide,
+  listModels,
+  getKey,
+  getBalance,
+  getUsage,
+  creditLedger,
+  ...CONSOLE_ENDPOINTS,
+  ...EVALUATION_ENDPOINTS,
+  createCheckoutSession,
+  listPlans,
+  listPublicPlans,
+  createSubscriptionCheckoutRoute,
+  joinWaitingListRoute,
+  createAllowanceReset,
+  stripeWebhook,
+];
 
 /**
  * The edge application. Every request: `Strict-Transport-Security` on whatever it answers, request id (+
@@ -44,24 +63,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   app.use("/", rootRedirect());
   app.route("/", consolePages);
   registerSecuritySchemes(app);
-  const declared = mountEndpoints(app, [
-    decide,
-    listModels,
-    getKey,
-    getBalance,
-    getUsage,
-    creditLedger,
-    ...CONSOLE_ENDPOINTS,
-    ...EVALUATION_ENDPOINTS,
-    createCheckoutSession,
-    listPlans,
-    listPublicPlans,
-    createSubscriptionCheckoutRoute,
-    joinWaitingListRoute,
-    createAllowanceReset,
-    stripeWebhook,
-    openApiDocument(app),
-  ]);
+  const declared = mountEndpoints(app, [...ENDPOINTS, openApiDocument(app)]);
   app.onError(errorHandler(declared));
   app.notFound(routeNotFound(app));
   return app;
