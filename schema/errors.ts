@@ -103,6 +103,18 @@ export const EXTENSION_ERRORS = {
     "after_retry_after",
     "Too many plan checkouts opened by the account in the last hour.",
   ),
+  sign_in_tries_per_network: e(
+    "rate_limited",
+    429,
+    "after_retry_after",
+    "Too many sign-in code tries from one client network; each further try waits twice as long.",
+  ),
+  sign_in_emails_per_hour: e(
+    "rate_limited",
+    429,
+    "after_retry_after",
+    "The service's hourly budget of sign-in e-mails is used up.",
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export const ERRORS = {

@@ -25,9 +25,41 @@ export function getMember(obj: JsonObject, key: string): JsonValue | undefined {
   return undefined;
 }
 
-/** A plain JS value of a JSON tree (objects as records; integer-like keys may reorder, so only for bodies whose key order does not matter). */
+/**
+ * A plain JS value of a JSON tree (objects as records; integer-like keys may reorder, so only for bodies whose
+ * key order does not matter). Iterative, so any nesting depth the parser accepted is fine.
+ */
 export function plainJson(v: JsonValue): unknown {
-  if (Array.isArray(v)) return v.map(plainJson);
-  if (isJsonObject(v)) return Object.fromEntries(v.entries.map(([k, x]) => [k, plainJson(x)]));
-  return v;
+  return toPlain(v);
+}
+
+/**
+ * The plain value of a tree, built with an explicit stack (never recursion: a body may nest 100,000 deep).
+ * Members are defined as own properties in source order, `__proto__` included.
+ */
+export function toPlain(v: JsonValue): unknown {
+  const root: unknown[] = [undefined];
+  const work: Array<{ node: JsonValue; into: unknown[] | Record<string, unknown>; key: string | number }> = [
+    { node: v, into: root, key: 0 },
+  ];
+  while (work.length > 0) {
+    const { node, into, key } = work.pop()!;
+    let value: unknown = node;
+    if (Array.isArray(node)) {
+      const items: unknown[] = new Array(node.length);
+      for (let i = node.length - 1; i >= 0; i--) work.push({ node: node[i]!, into: items, key: i });
+      value = items;
+    } else if (isJsonObject(node)) {
+      const obj: Record<string, unknown> = {};
+      for (const [k] of node.entries) define(obj, k, undefined);
+      for (const [k, x] of node.entries) work.push({ node: x, into: obj, key: k });
+      value = obj;
+    }
+    define(into, key, value);
+  }
+  return root[0];
+}
+
+function define(into: unknown[] | Record<string, unknown>, key: string | number, value: unknown): void {
+  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from "./json";
+import { type JsonObject, type JsonValue, toPlain } from "./json";
 import { toJsonPointer } from "./json-pointer";
 
 /**
@@ -324,18 +324,7 @@ class StrictParser {
   }
 }
 
-/** Plain JS value of a tree (objects lose integer-like key order; for tests and logging only). */
+/** Plain JS value of a tree (objects lose integer-like key order; for tests and logging only). Iterative. */
 export function jsonToPlain(v: JsonValue): unknown {
-  if (v === null || typeof v !== "object") return v;
-  if (Array.isArray(v)) return v.map(jsonToPlain);
-  const o: Record<string, unknown> = {};
-  for (const [k, val] of v.entries) {
-    Object.defineProperty(o, k, {
-      value: jsonToPlain(val),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return o;
+  return toPlain(v);
 }

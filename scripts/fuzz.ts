@@ -1,12 +1,13 @@
 // npm run fuzz [-- --count N --seed S --shards K]: N generated request bodies (default 1,000,000) through the
 // strict parser and the validator (every pure step of POST /v1/decide), each answer judged against the spec's
-// catalogue and JSON.parse. K processes (default 2) take consecutive batches of the same seeded sequence, so
-// the bodies are the same whatever K is. Progress goes to stderr, the report (JSON) to stdout; exits 1 on
-// any failure.
+// catalogue and JSON.parse; and N/200 bodies, some nested thousands deep, through the handler of every route
+// that takes a body (console ones included), in the parent process meanwhile. K processes (default 2) take
+// consecutive batches of the same seeded sequence, so the bodies are the same whatever K is. Progress goes to
+// stderr, the report (JSON) to stdout; exits 1 on any failure.
 import { fork } from "node:child_process";
 import { arch, cpus, platform } from "node:os";
 import { parseArgs } from "node:util";
-import { type FuzzReport, fuzzDecide, mergeReports } from "./fuzz/run";
+import { type FuzzReport, fuzzDecide, fuzzRoutes, mergeReports } from "./fuzz/run";
 
 const BATCH = 10_000;
 const { values } = parseArgs({
@@ -52,8 +53,12 @@ if (values["first-batch"] !== undefined) {
       }),
     );
   }
+  const routes = await fuzzRoutes({ count: Math.ceil(count / 200), seed });
+  process.stderr.write(`fuzz routes: ${routes.bodies} bodies, ${(routes.ms / 1000).toFixed(0)} s\n`);
   const report = { ...mergeReports(await Promise.all(runs)), ms: Date.now() - started };
   const machine = `${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, node ${process.version}`;
-  console.log(JSON.stringify({ date: new Date().toISOString(), machine, shards, ...report }, null, 2));
-  process.exit(report.failureCount === 0 ? 0 : 1);
+  console.log(
+    JSON.stringify({ date: new Date().toISOString(), machine, shards, ...report, routes }, null, 2),
+  );
+  process.exit(report.failureCount + routes.failureCount === 0 ? 0 : 1);
 }

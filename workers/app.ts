@@ -5,6 +5,7 @@ import { errorHandler } from "./middleware/error-handler";
 import { publicCors } from "./middleware/public-cors";
 import { requestId } from "./middleware/request-id";
 import { routeNotFound } from "./middleware/routing";
+import { strictTransportSecurity } from "./middleware/strict-transport-security";
 import { rootRedirect } from "./pages/root-redirect";
 import { consolePages } from "./pages/routes";
 import { getBalance } from "./routes/balance/get";
@@ -16,7 +17,7 @@ import { listPlans } from "./routes/console/plans/list";
 import { createSubscriptionCheckoutRoute } from "./routes/console/subscription-checkouts/post";
 import { joinWaitingListRoute } from "./routes/console/waiting-list/post";
 import { decide } from "./routes/decide/post";
-import { mountEndpoints } from "./routes/define";
+import { type Endpoint, mountEndpoints } from "./routes/define";
 import { EVALUATION_ENDPOINTS } from "./routes/evaluations/endpoints";
 import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
@@ -27,14 +28,36 @@ import { getUsage } from "./routes/usage/get";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices, type ServicesFactory } from "./services";
 
+/** Every endpoint of the API and the console (the OpenAPI document's own route is added by `createApp`). */
+export const ENDPOINTS: readonly Endpoint[] = [
+  decide,
+  listModels,
+  getKey,
+  getBalance,
+  getUsage,
+  creditLedger,
+  ...CONSOLE_ENDPOINTS,
+  ...EVALUATION_ENDPOINTS,
+  ...CALIBRATION_ENDPOINTS,
+  createCheckoutSession,
+  listPlans,
+  listPublicPlans,
+  createSubscriptionCheckoutRoute,
+  joinWaitingListRoute,
+  createAllowanceReset,
+  stripeWebhook,
+];
+
 /**
- * The edge application. Every request: request id (+ `x-client-request-id` check), the Worker's variables
- * (checked once per env; a misconfigured Worker answers 500), the services on the context, then the matched
- * route's own auth (declared on the route: 401 → 403) and handler. Unknown routes → 404, known paths with
+ * The edge application. Every request: `Strict-Transport-Security` on whatever it answers, request id (+
+ * `x-client-request-id` check), the Worker's variables (checked once per env; a misconfigured Worker answers
+ * 500), the services on the context, then the matched route's own auth (declared on the route: 401 → 403) and
+ * handler. Unknown routes → 404, known paths with
  * another method → 405 with `allow` (both derived from the router), errors → one envelope.
  */
 export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
+  app.use("*", strictTransportSecurity());
   app.use("*", requestId());
   app.use("*", envCheck());
   app.use("*", provideServices(services));
@@ -43,25 +66,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   app.use("/", rootRedirect());
   app.route("/", consolePages);
   registerSecuritySchemes(app);
-  const declared = mountEndpoints(app, [
-    decide,
-    listModels,
-    getKey,
-    getBalance,
-    getUsage,
-    creditLedger,
-    ...CONSOLE_ENDPOINTS,
-    ...EVALUATION_ENDPOINTS,
-    ...CALIBRATION_ENDPOINTS,
-    createCheckoutSession,
-    listPlans,
-    listPublicPlans,
-    createSubscriptionCheckoutRoute,
-    joinWaitingListRoute,
-    createAllowanceReset,
-    stripeWebhook,
-    openApiDocument(app),
-  ]);
+  const declared = mountEndpoints(app, [...ENDPOINTS, openApiDocument(app)]);
   app.onError(errorHandler(declared));
   app.notFound(routeNotFound(app));
   return app;

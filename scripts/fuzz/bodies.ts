@@ -1,11 +1,12 @@
 import fc from "fast-check";
 import { foldLabel } from "../../workers/decide/uniqueness";
+import { deepNest } from "./deep";
 import { cloneTree, containers, hasRepeatedKey, isObj, type Obj, type Tree, writeTree } from "./tree";
 
 /** One generated request body and what the oracle may expect of it. */
 export interface Body {
   /** Which generator made it (for the counts). */
-  kind: "valid" | "mutated" | "faulty" | "json" | "corrupted" | "noise";
+  kind: "valid" | "mutated" | "faulty" | "json" | "corrupted" | "noise" | "deep";
   bytes: Uint8Array;
   /** Built to pass every step (only the token limits may still refuse it). */
   valid: boolean;
@@ -298,12 +299,31 @@ const valid = fc.tuple(validTree, fc.constantFrom("", " ", "\r\n")).map(
   }),
 );
 
-/** The fuzzer's bodies: a fifth valid, the rest mutated, with an aimed fault, corrupted, any JSON, or noise. */
+/** A valid body with one member, or the whole body, replaced by a value nested thousands deep. */
+const deep = fc.tuple(validTree, fc.nat(), fc.nat(), deepNest).map(([valid, site, pick, nest]): Body => {
+  const tree = cloneTree(valid);
+  const all = containers(tree);
+  const c = all[site % (all.length + 1)];
+  if (c === undefined)
+    return { kind: "deep", bytes: encoder.encode(nest.raw), valid: false, duplicated: false };
+  if (isObj(c)) {
+    if (c.obj.length > 0) c.obj[pick % c.obj.length]![1] = nest;
+    else c.obj.push(["deep", nest]);
+  } else if (c.length > 0) c[pick % c.length] = nest;
+  else c.push(nest);
+  return { kind: "deep", bytes: encoder.encode(writeTree(tree)), valid: false, duplicated: false };
+});
+
+/**
+ * The fuzzer's bodies: a fifth valid, the rest mutated, with an aimed fault, corrupted, any JSON, noise, and
+ * one in a hundred nested thousands deep.
+ */
 export const bodies: fc.Arbitrary<Body> = fc.oneof(
-  { weight: 2, arbitrary: valid },
-  { weight: 3, arbitrary: mutated },
-  { weight: 1, arbitrary: faulty },
-  { weight: 2, arbitrary: corrupted },
-  { weight: 1, arbitrary: anyJson },
-  { weight: 1, arbitrary: noise },
+  { weight: 200, arbitrary: valid },
+  { weight: 300, arbitrary: mutated },
+  { weight: 100, arbitrary: faulty },
+  { weight: 200, arbitrary: corrupted },
+  { weight: 100, arbitrary: anyJson },
+  { weight: 90, arbitrary: noise },
+  { weight: 10, arbitrary: deep },
 );

@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { bodies } from "./bodies";
 import { judge } from "./oracle";
 import { runDecideSteps } from "./pipeline";
+import { routeBodies } from "./route-bodies";
+import { bodyRoutes, judgeRoute } from "./routes";
 
 /** One body the oracle found wrong (kept for the report). */
 export interface FuzzFailure {
@@ -97,4 +99,44 @@ export function mergeReports(reports: FuzzReport[]): FuzzReport {
     for (const [k, n] of Object.entries(r.byAnswer)) out.byAnswer[k] = (out.byAnswer[k] ?? 0) + n;
   }
   return out;
+}
+
+/**
+ * Generates `count` bodies for the routes that take one (every one but GET: console, internal, webhooks,
+ * decide and evaluations), some nested thousands deep, and sends each to its route's handler in-process
+ * (`bodyRoutes`): no answer may be a 500 before a service is used, and every code must be the catalogue's,
+ * with its status, and declared by the route.
+ */
+export async function fuzzRoutes(opts: { count: number; seed: number; batch?: number }): Promise<FuzzReport> {
+  const report = emptyReport(opts.seed);
+  const started = performance.now();
+  const { routes, call } = await bodyRoutes();
+  const batch = opts.batch ?? 1_000;
+  for (let b = 0; report.bodies < opts.count; b++) {
+    const n = Math.min(batch, opts.count - report.bodies);
+    for (const body of fc.sample(routeBodies(routes), { numRuns: n, seed: opts.seed + b })) {
+      const route = routes[body.route]!;
+      report.bodies++;
+      bump(report.byKind, body.deep ? `${route.key} (deep)` : route.key);
+      let problems: string[];
+      try {
+        const outcome = await call(route, body.bytes);
+        bump(report.byAnswer, outcome.passed ? "passed" : `${outcome.status} ${outcome.code}`);
+        problems = judgeRoute(route, outcome);
+      } catch (err) {
+        report.exceptions++;
+        problems = [`exception: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`];
+      }
+      if (problems.length === 0) continue;
+      report.failureCount++;
+      if (report.failures.length < 20)
+        report.failures.push({
+          kind: route.key,
+          problems,
+          body: new TextDecoder().decode(body.bytes).slice(0, 300),
+        });
+    }
+  }
+  report.ms = performance.now() - started;
+  return report;
 }

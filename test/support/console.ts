@@ -31,7 +31,8 @@ export const consoleEnv: Env = {
 
 /** Messages the app "sent". */
 export const sentEmails: EmailMessage[] = [];
-const capture: EmailSender = {
+/** An e-mail client that keeps what it "sends" in `sentEmails`. */
+export const capture: EmailSender = {
   configured: true,
   async send(m) {
     sentEmails.push(m);

@@ -3,15 +3,16 @@ import { EmailUnavailableError } from "../clients/email";
 import { ApiError } from "../errors";
 import type { Services } from "../services";
 import { type AccountRow, findOrCreateAccountByEmail } from "../stores/accounts";
-import { consumeSignInCode, countCodeTry, putSignInCode } from "../stores/sign-in-codes";
+import { type CodeTries, consumeSignInCode, countCodeTry, putSignInCode } from "../stores/sign-in-codes";
 import { CODE_PATTERN, CODE_TTL_MS, codeHmac, generateCode, MAX_CODE_ATTEMPTS } from "./codes";
 import { orMaintenance } from "./unavailable";
 
 type Deps = Pick<Services, "db" | "email" | "signInLimits">;
 
 /**
- * Sends a sign-in code: the network's and the address's hourly limits (429 `email_codes_per_hour`), a fresh
- * code stored only as its HMAC (replacing an earlier one), then the e-mail. Returns the code's expiry.
+ * Sends a sign-in code: the network's and the address's hourly limits (429 `email_codes_per_hour`), the
+ * service's budget of sign-in e-mails (429 `sign_in_emails_per_hour`), a fresh code stored only as its HMAC
+ * (the address's earlier codes stay valid), then the e-mail. Returns the code's expiry.
  */
 export async function sendSignInCode(
   deps: Deps,
@@ -43,24 +44,37 @@ export async function sendSignInCode(
 }
 
 /**
- * Checks a code and signs the address in (its account, created when new). Every try counts, atomically: a
- * wrong or expired code → 401 `invalid_code` (the 5th wrong try too); from the 6th try on, the code is
- * unusable → 401 `code_attempts_exceeded`, even with the right digits. A right code works once.
+ * Checks a code and signs the address in (its account, created when new). First the client network's try
+ * limit (429 `sign_in_tries_per_network`); then every try counts against each live code of the address for
+ * the asking network, atomically: a wrong or expired code → 401 `invalid_code` (a code's 5th wrong try from a
+ * network too); a code tried more than 5 times from the network is unusable there → 401
+ * `code_attempts_exceeded`, even with the right digits, while other networks (its owner's) keep their tries.
+ * A right code works once.
  */
 export async function verifySignInCode(
-  deps: Pick<Services, "db">,
+  deps: Pick<Services, "db" | "signInLimits">,
   secret: string,
   email: string,
   code: string,
+  network: string,
 ): Promise<AccountRow> {
   const wrong = () => new ApiError("invalid_code", { message: "The code is wrong or has expired." });
-  const attempt = await orMaintenance("sign-in codes", () => countCodeTry(deps.db, email));
-  if (!attempt) throw wrong();
-  if (attempt.attempt > MAX_CODE_ATTEMPTS)
-    throw new ApiError("code_attempts_exceeded", { message: "Too many wrong tries; ask for a new code." });
-  const sent = await codeHmac(secret, email, CODE_PATTERN.test(code) ? code : "-");
-  if (!CODE_PATTERN.test(code) || !constantTimeEqual(sent, attempt.codeHmac)) throw wrong();
+  const exceeded = () =>
+    new ApiError("code_attempts_exceeded", { message: "Too many wrong tries; ask for a new code." });
+  await orMaintenance("sign-in limits", () => deps.signInLimits.codeTry(network));
+  const codes = await orMaintenance("sign-in codes", () => countCodeTry(deps.db, email, network));
+  if (codes.length === 0) throw wrong();
+  const wellFormed = CODE_PATTERN.test(code);
+  const sent = await codeHmac(secret, email, wellFormed ? code : "-");
+  let match: CodeTries | undefined;
+  for (const c of codes) if (constantTimeEqual(sent, c.codeHmac) && wellFormed) match = c;
+  if (!match) {
+    if (codes.every((c) => c.tries > MAX_CODE_ATTEMPTS)) throw exceeded();
+    throw wrong();
+  }
+  if (match.tries > MAX_CODE_ATTEMPTS) throw exceeded();
   if (!(await orMaintenance("sign-in codes", () => consumeSignInCode(deps.db, email, sent)))) throw wrong();
+  await orMaintenance("sign-in limits", () => deps.signInLimits.codeTrySucceeded(network));
   const { account } = await orMaintenance("accounts", () => findOrCreateAccountByEmail(deps.db, email));
   if (account.status === "suspended")
     throw new ApiError("account_suspended", { message: "The account is suspended." });

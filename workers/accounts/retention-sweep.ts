@@ -2,14 +2,20 @@ import type { Env } from "../env";
 import { deleteExpiredContentLogs } from "../stores/content-logs";
 import { database } from "../stores/db";
 import { deleteExpiredSessions } from "../stores/sessions";
+import { deleteExpiredSignInCodes } from "../stores/sign-in-codes";
 
 /**
  * The console's part of the Worker's scheduled handler (every 5 minutes): deletes logged content whose
- * retention has ended and sessions past their expiry. Logs counts only.
+ * retention has ended, sessions and sign-in codes past their expiry. Logs counts only.
  */
 export async function sweepConsoleData(env: Env): Promise<void> {
   if (!env.DATABASE_URL) return;
   const db = database(env);
-  const [logs, sessions] = await Promise.all([deleteExpiredContentLogs(db), deleteExpiredSessions(db)]);
-  if (logs || sessions) console.log(`console sweep: content_logs=${logs} sessions=${sessions}`);
+  const [logs, sessions, codes] = await Promise.all([
+    deleteExpiredContentLogs(db),
+    deleteExpiredSessions(db),
+    deleteExpiredSignInCodes(db),
+  ]);
+  if (logs || sessions || codes)
+    console.log(`console sweep: content_logs=${logs} sessions=${sessions} sign_in_codes=${codes}`);
 }

@@ -4,6 +4,8 @@ import { hmacBase64Url, randomBase64Url, sha256Hex } from "./secrets";
 
 /** Sessions last 30 days and slide: each use moves the expiry to 30 days after that use. */
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
+/** However often it is used, a session ends 90 days after sign-in (docs/decisions.md). */
+export const SESSION_ABSOLUTE_MS = 90 * 24 * 3600_000;
 /** Spec: `svc_ses_` + 43 base64url characters (32 random bytes). */
 export const SESSION_TOKEN_PATTERN = /^svc_ses_[A-Za-z0-9_-]{43}$/;
 /** The cookie's name without its `__Host-` prefix (Hono adds it with `prefix: "host"`). */

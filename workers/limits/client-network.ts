@@ -1,7 +1,8 @@
 /**
  * The client network of a request: the address the edge reports (`cf-connecting-ip`) reduced to its IPv4 /24
- * or IPv6 /64 prefix, so one household, office or mobile carrier NAT counts once. Without a usable address
- * every such request shares the network `unknown`.
+ * or IPv6 /48 prefix, so one household, office or mobile carrier NAT counts once (a /48 is what one site is
+ * commonly given: its /64s are not separate networks). Without a usable address every such request shares
+ * the network `unknown`.
  */
 export function clientNetwork(address: string | undefined): string {
   const ip = address?.trim() ?? "";
@@ -15,7 +16,7 @@ export function clientNetwork(address: string | undefined): string {
       const [a, b] = [groups[6]!, groups[7]!].map((g) => Number.parseInt(g, 16));
       return `${a! >> 8}.${a! & 255}.${b! >> 8}.0/24`;
     }
-    return `${groups.slice(0, 4).join(":")}::/64`;
+    return `${groups.slice(0, 3).join(":")}::/48`;
   }
   return "unknown";
 }

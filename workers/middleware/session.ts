@@ -1,7 +1,12 @@
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { sha256Hex } from "../accounts/secrets";
-import { SESSION_COOKIE, SESSION_TOKEN_PATTERN, SESSION_TTL_MS } from "../accounts/sessions";
+import {
+  SESSION_ABSOLUTE_MS,
+  SESSION_COOKIE,
+  SESSION_TOKEN_PATTERN,
+  SESSION_TTL_MS,
+} from "../accounts/sessions";
 import { consoleSecret, orMaintenance } from "../accounts/unavailable";
 import { ApiError } from "../errors";
 import { type SessionRow, touchSession } from "../stores/sessions";
@@ -44,7 +49,8 @@ export function consoleOpen(): MiddlewareHandler<AppEnv> {
 /**
  * Console routes: maintenance (503), then the session — 401 `invalid_session` (missing, unknown, expired, or
  * a token of the other kind), 403 `account_suspended`, and with `csrf` 403 `csrf_failed` for cookie sessions.
- * Each use slides the session's expiry to 30 days later. Puts the session on the context as `session`.
+ * Each use slides the session's expiry to 30 days later, never past 90 days after sign-in. Puts the session
+ * on the context as `session`.
  */
 export function requireSession(opts: { csrf: boolean }): MiddlewareHandler<AppEnv> {
   return async function requireSessionMiddleware(c, next) {
@@ -52,7 +58,9 @@ export function requireSession(opts: { csrf: boolean }): MiddlewareHandler<AppEn
     const secret = consoleSecret(c.env);
     const { token, kind } = sessionToken(c);
     const hash = await sha256Hex(token);
-    const session = await orMaintenance("sessions", () => touchSession(c.var.db, hash, SESSION_TTL_MS));
+    const session = await orMaintenance("sessions", () =>
+      touchSession(c.var.db, hash, SESSION_TTL_MS, SESSION_ABSOLUTE_MS),
+    );
     if (!session || session.kind !== kind) throw invalid();
     if (session.accountStatus === "suspended")
       throw new ApiError("account_suspended", { message: "The account is suspended." });

@@ -29,18 +29,25 @@ export async function insertSession(
     );
 }
 
-/** Uses a session: when unexpired, its expiry moves to `ttlMs` from now; with the account's status (joined). */
+/**
+ * Uses a session: when unexpired and younger than `absoluteMs`, its expiry moves to `ttlMs` from now, never
+ * past `absoluteMs` after its creation; with the account's status (joined).
+ */
 export async function touchSession(
   db: Database,
   tokenSha256: string,
   ttlMs: number,
+  absoluteMs: number,
 ): Promise<SessionRow | null> {
   const rows = (await db.sql().query(
-    `UPDATE console_sessions s SET expires_at = now() + make_interval(secs => $2::double precision / 1000)
+    `UPDATE console_sessions s
+        SET expires_at = LEAST(now() + make_interval(secs => $2::double precision / 1000),
+                               s.created_at + make_interval(secs => $3::double precision / 1000))
        FROM accounts a
-      WHERE s.token_sha256 = $1 AND s.expires_at > now() AND a.id = s.account_id
+      WHERE s.token_sha256 = $1 AND s.expires_at > now()
+        AND s.created_at > now() - make_interval(secs => $3::double precision / 1000) AND a.id = s.account_id
       RETURNING s.token_sha256, s.account_id, s.kind, s.expires_at, a.status, a.email`,
-    [tokenSha256, ttlMs],
+    [tokenSha256, ttlMs, absoluteMs],
   )) as Record<string, unknown>[];
   const r = rows[0];
   if (!r) return null;

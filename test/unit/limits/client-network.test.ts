@@ -2,15 +2,17 @@ import { describe, expect, it } from "vitest";
 import { clientNetwork } from "../../../workers/limits/client-network";
 import { waitSeconds } from "../../../workers/limits/sign-in-limits";
 
-describe("client network (IPv4 /24, IPv6 /64 of cf-connecting-ip)", () => {
+describe("client network (IPv4 /24, IPv6 /48 of cf-connecting-ip; issue 45 item 1: IPv6 networks count at /48)", () => {
   it.each([
     ["203.0.113.7", "203.0.113.0/24"],
     ["203.0.113.254", "203.0.113.0/24"],
     [" 10.1.2.3 ", "10.1.2.0/24"],
-    ["2001:db8:abcd:12::1", "2001:db8:abcd:12::/64"],
-    ["2001:0db8:abcd:0012:ffff:ffff:ffff:ffff", "2001:db8:abcd:12::/64"],
-    ["2001:DB8:ABCD:12:1:2:3:4", "2001:db8:abcd:12::/64"],
-    ["::1", "0:0:0:0::/64"],
+    ["2001:db8:abcd:12::1", "2001:db8:abcd::/48"],
+    ["2001:0db8:abcd:0012:ffff:ffff:ffff:ffff", "2001:db8:abcd::/48"],
+    ["2001:DB8:ABCD:12:1:2:3:4", "2001:db8:abcd::/48"],
+    ["2001:db8:abcd:ffff::9", "2001:db8:abcd::/48"],
+    ["2001:db8:abce::1", "2001:db8:abce::/48"],
+    ["::1", "0:0:0::/48"],
     ["::ffff:198.51.100.9", "198.51.100.0/24"],
     ["fe80::1%eth0", "unknown"],
     ["256.1.1.1", "unknown"],

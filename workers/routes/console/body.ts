@@ -181,6 +181,12 @@ export const objectRule = (name: string, rules: Record<string, FieldRule>, requi
   parse: (v) => checkMembers(v as JsonObject, rules, `${name}.`).out,
 });
 
+/**
+ * The top-level field names of each console body as its route last read it (`METHOD /path`): what `npm run
+ * fuzz` puts its deeply nested values under.
+ */
+export const BODY_FIELDS = new Map<string, readonly string[]>();
+
 /** A console body read and checked: the parsed body (for fingerprints), its fields, the idempotency key. */
 export interface ConsoleBody {
   body: JsonValue;
@@ -197,6 +203,7 @@ export async function readConsoleBody(
   c: Context<AppEnv>,
   rules: Record<string, FieldRule>,
 ): Promise<ConsoleBody> {
+  BODY_FIELDS.set(`${c.req.method} ${c.req.routePath}`, Object.keys(rules));
   const { body, idempotencyKey } = await runFrontDoor(c);
   return { body, fields: checkBody(body, rules), idempotencyKey };
 }

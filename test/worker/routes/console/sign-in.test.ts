@@ -19,8 +19,8 @@ import { expectError } from "../../../support/worker-http";
 
 const sendCode = (email: string, ip?: string) =>
   consoleCall("POST", "/v1/console/auth/codes", { body: { email }, ip });
-const createSession = (email: string, code: string) =>
-  consoleCall("POST", "/v1/console/sessions", { body: { email, code } });
+const createSession = (email: string, code: string, ip?: string) =>
+  consoleCall("POST", "/v1/console/sessions", { body: { email, code }, ip });
 const wrongCode = (code: string) => String((Number(code) + 1) % 100_000_000).padStart(8, "0");
 
 describe("e-mail code sign-in (createSession)", () => {
@@ -64,25 +64,27 @@ describe("e-mail code sign-in (createSession)", () => {
     expect(again.account_id).toBe(body.account_id);
   });
 
-  it("wrong code → 401 invalid_code, the 5th wrong try too; then code_attempts_exceeded even with the right code", async () => {
+  it("wrong code → 401 invalid_code, the 5th wrong try too; then code_attempts_exceeded even with the right code (tries from one client network)", async () => {
     const email = newEmail("wrong");
-    await sendCode(email);
+    const ip = randomIp();
+    await sendCode(email, ip);
     const code = lastCode(email);
     for (let i = 1; i <= 5; i++)
-      await expectError(await createSession(email, wrongCode(code)), 401, "invalid_code");
-    await expectError(await createSession(email, code), 401, "code_attempts_exceeded");
-    await expectError(await createSession(email, wrongCode(code)), 401, "code_attempts_exceeded");
+      await expectError(await createSession(email, wrongCode(code), ip), 401, "invalid_code");
+    await expectError(await createSession(email, code, ip), 401, "code_attempts_exceeded");
+    await expectError(await createSession(email, wrongCode(code), ip), 401, "code_attempts_exceeded");
     // A new code starts over.
-    await sendCode(email);
-    expect((await createSession(email, lastCode(email))).status).toBe(201);
+    await sendCode(email, ip);
+    expect((await createSession(email, lastCode(email), ip)).status).toBe(201);
   });
 
-  it("parallel wrong tries never get more than five checks", async () => {
+  it("parallel wrong tries from one client network never get more than five checks", async () => {
     const email = newEmail("race");
+    const ip = randomIp();
     await sendCode(email);
     const code = lastCode(email);
     const answers = await Promise.all(
-      Array.from({ length: 12 }, () => createSession(email, wrongCode(code)).then((r) => r.json())),
+      Array.from({ length: 12 }, () => createSession(email, wrongCode(code), ip).then((r) => r.json())),
     );
     const codes = answers.map((a) => (a as { error: { code: string } }).error.code);
     expect(codes.filter((c) => c === "invalid_code")).toHaveLength(5);

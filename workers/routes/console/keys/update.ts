@@ -31,13 +31,14 @@ export const updateKey = endpoint(
   },
   async function updateKeyHandler(c) {
     const accountId = c.var.session.accountId;
-    const key = await findKey(c.var.db, accountId, c.req.param("id") ?? "");
+    // The body first (the spec's order of checks: 400/413/422 before 404), then the key.
     const { fields } = await readConsoleBody(c, {
       name: stringRule(1, 64, false),
       scopes: parserRule(parseScopes),
       rpm_limit: parserRule((v) => parseLimit(v, "rpm_limit", Number.MAX_SAFE_INTEGER)),
       tpm_limit: parserRule((v) => parseLimit(v, "tpm_limit", Number.MAX_SAFE_INTEGER)),
     });
+    const key = await findKey(c.var.db, accountId, c.req.param("id") ?? "");
     const caps = accountCaps(await currentAccount(c.var, accountId), key.mode);
     const saved = await saveKey(c.var.db, {
       ...key,

@@ -2,6 +2,7 @@ import { ConsoleSessionObject } from "../../../../schema/console";
 import { verifySignInCode } from "../../../accounts/email-sign-in";
 import { startSession } from "../../../accounts/sessions";
 import { consoleSecret, orMaintenance } from "../../../accounts/unavailable";
+import { clientNetwork } from "../../../limits/client-network";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
 import { BODY_ERRORS, emailRule, readConsoleBody, stringRule } from "../body";
@@ -18,17 +19,24 @@ export const createSession = endpoint(
     operationId: "createSession",
     summary: "Sign in with an e-mailed code",
     description:
-      "A wrong or expired code → 401 `invalid_code` (the 5th wrong try too); from then on the code is unusable → 401 `code_attempts_exceeded`. Sets `__Host-svc_session` and returns `csrf_token`.",
+      "A wrong or expired code → 401 `invalid_code` (the 5th wrong try from a client network too); from then on the code is unusable from that network → 401 `code_attempts_exceeded`. Tries per client network (IPv4 /24, IPv6 /48): 20, then each waits twice as long (30 s up to an hour) → 429 `sign_in_tries_per_network`. Sets `__Host-svc_session` and returns `csrf_token`.",
     auth: "console-open",
     responses: { 201: jsonResponse("Signed in; the session cookie is set.", ConsoleSessionObject) },
-    errors: [...BODY_ERRORS, "invalid_code", "code_attempts_exceeded", "account_suspended"],
+    errors: [
+      ...BODY_ERRORS,
+      "invalid_code",
+      "code_attempts_exceeded",
+      "account_suspended",
+      "sign_in_tries_per_network",
+    ],
   },
   async function createSessionHandler(c) {
     const { fields } = await readConsoleBody(c, { email: emailRule(), code: stringRule(1, 64) });
     const email = fields.email as string;
     const code = fields.code as string;
     const secret = consoleSecret(c.env);
-    const account = await verifySignInCode(c.var, secret, email, code);
+    const network = clientNetwork(c.req.header("cf-connecting-ip"));
+    const account = await verifySignInCode(c.var, secret, email, code, network);
     const session = await orMaintenance("sessions", () => startSession(c.var.db, account.id, "cookie"));
     setSessionCookie(c, session.token);
     c.header("cache-control", "no-store");
