@@ -115,7 +115,7 @@ function movedNotice(
         h(
           "p",
           { class: "notice success", role: "status" },
-          `Queued ${e.name} (${items.length} items on ${e.model}). When it is done, Calibrate ${c.question_id} on it again: `,
+          `Queued “${e.name}”: ${items.length} items on ${e.model}. When it is done, Calibrate ${c.question_id} on it again: `,
           h("a", { href: `/console/evaluate#${e.id}` }, "open the run"),
           ".",
         ),
