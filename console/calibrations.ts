@@ -1,5 +1,6 @@
 /** The console's view of calibrations (issue 44): the API's shapes, and how the pages word them. */
 import { ApiError, errorText } from "./api";
+import { CALIBRATION_LEADS } from "./calibration-words";
 import type { ReliabilityBin } from "./line-chart";
 
 /** `/v1/console/calibrations`: create, preview, list, get, delete with the session. */
@@ -44,28 +45,8 @@ export interface Calibration {
   deactivated: number | null;
 }
 
-/** How a method reads. */
-export const METHOD_TEXT: Record<Calibration["method"], string> = {
-  temperature: "temperature",
-  temperature_bias: "temperature and bias",
-};
-
-/** `check: Does the customer ask…`: the type and the instructions cut to `max` characters. */
-export function questionSummary(q: QuestionDefinition, max = 80): string {
-  const text = q.instructions.length > max ? `${q.instructions.slice(0, max - 1)}…` : q.instructions;
-  return `${q.type}: ${text}`;
-}
-
-const LEADS: Record<string, string> = {
-  too_few_labels: "Not enough labels to calibrate this question.",
-  calibration_no_gain: "Calibrating would not make this question's answers better, so nothing was applied.",
-  evaluation_outdated: "This run was scored before answers kept what a calibration needs.",
-  evaluation_not_done: "This run has not finished yet.",
-  calibration_limit_reached: "Your account has as many calibrations as it may have.",
-};
-
 /** A failed calibration call in words: what it means, then the API's own sentence. */
 export function calibrationErrorText(e: unknown): string {
-  if (!(e instanceof ApiError) || !LEADS[e.code]) return errorText(e);
-  return `${LEADS[e.code]} ${e.message}`;
+  const lead = e instanceof ApiError ? CALIBRATION_LEADS[e.code] : undefined;
+  return lead && e instanceof ApiError ? `${lead} ${e.message}` : errorText(e);
 }

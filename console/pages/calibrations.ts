@@ -1,5 +1,6 @@
 import { ApiError, api, errorText } from "../api";
-import { CALIBRATIONS, type Calibration, questionSummary } from "../calibrations";
+import { questionSummary } from "../calibration-words";
+import { CALIBRATIONS, type Calibration } from "../calibrations";
 import { confirmDialog } from "../confirm";
 import { h, notice } from "../dom";
 import { when } from "../format";

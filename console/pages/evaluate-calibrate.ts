@@ -1,10 +1,10 @@
 import { api } from "../api";
+import { METHOD_TEXT } from "../calibration-words";
 import {
   CALIBRATIONS,
   type Calibration,
   type CalibrationMetrics,
   calibrationErrorText,
-  METHOD_TEXT,
 } from "../calibrations";
 import { decideCurl } from "../curl";
 import { h, notice } from "../dom";
