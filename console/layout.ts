@@ -8,6 +8,7 @@ const NAV: Array<[page: string, href: string, label: string]> = [
   ["billing", "/console/billing", "Billing"],
   ["playground", "/console/playground", "Playground"],
   ["evaluate", "/console/evaluate", "Evaluate"],
+  ["calibrations", "/console/calibrations", "Calibrations"],
 ];
 
 /** Header with the navigation, the signed-in address and sign-out; returns the page's `<main>`. */

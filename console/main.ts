@@ -2,6 +2,7 @@ import { errorText, loadSession, SIGN_IN } from "./api";
 import { notice } from "./dom";
 import { plainLayout, signedInLayout } from "./layout";
 import { billingPage, billingReturnPage } from "./pages/billing";
+import { calibrationsPage } from "./pages/calibrations";
 import { evaluatePage } from "./pages/evaluate";
 import { keysPage } from "./pages/keys";
 import { overviewPage } from "./pages/overview";
@@ -19,6 +20,7 @@ const PAGES: Record<string, Render> = {
   "billing-return": billingReturnPage,
   playground: playgroundPage,
   evaluate: evaluatePage,
+  calibrations: calibrationsPage,
 };
 
 async function start(): Promise<void> {

@@ -1,15 +1,9 @@
-import uPlot from "uplot";
 import { api, errorText } from "../api";
 import { field, h, notice } from "../dom";
 import { percent, tokens, when } from "../format";
+import { lineChart, type ReliabilityBin, reliabilityChart } from "../line-chart";
+import { calibrateControl } from "./evaluate-calibrate";
 
-interface Bin {
-  lower: number;
-  upper: number;
-  count: number;
-  mean_probability: number | null;
-  accuracy: number | null;
-}
 interface Metrics {
   n: number;
   accuracy: number;
@@ -17,7 +11,7 @@ interface Metrics {
   auc: number | null;
   ece15: number;
   brier: number;
-  reliability: Bin[];
+  reliability: ReliabilityBin[];
   risk_coverage: Array<{ min_confidence: number; coverage: number; accuracy: number | null }>;
   thresholds: Array<{ target: number; min_confidence: number | null; coverage: number | null }>;
 }
@@ -92,55 +86,10 @@ function verdict(a: Answer, want: string | boolean): { got: string; right: boole
   };
 }
 
-function lineChart(
-  label: string,
-  xs: number[],
-  series: Array<{ label: string; ys: (number | null)[]; color: string; dash?: number[] }>,
-  xLabel: string,
-): HTMLElement {
-  const holder = h("div", {
-    class: "plot",
-    role: "img",
-    "aria-label": `${label}. The table below has the numbers.`,
-  });
-  const fig = h("figure", { class: "chart" }, h("figcaption", {}, label), holder);
-  queueMicrotask(() => {
-    const width = Math.max(280, Math.min(520, (fig.parentElement?.clientWidth ?? 560) / 2 - 24));
-    new uPlot(
-      {
-        width,
-        height: 240,
-        scales: { x: { time: false, range: [0, 1] }, y: { range: [0, 1] } },
-        axes: [{ label: xLabel }, { size: 48 }],
-        series: [
-          { label: xLabel },
-          ...series.map((s) => ({
-            label: s.label,
-            stroke: s.color,
-            width: 2,
-            dash: s.dash,
-            points: { show: true, size: 5 },
-          })),
-        ],
-      },
-      [xs, ...series.map((s) => s.ys)],
-      holder,
-    );
-  });
-  return fig;
-}
-
-function questionSection(qid: string, m: Metrics, misses: HTMLElement[]): HTMLElement {
-  const bins = m.reliability;
-  const mids = bins.map((b) => (b.lower + b.upper) / 2);
-  const reliability = lineChart(
+function questionSection(evaluation: string, qid: string, m: Metrics, misses: HTMLElement[]): HTMLElement {
+  const reliability = reliabilityChart(
     `Reliability of ${qid}: accuracy by predicted probability (ECE-15 ${fixed(m.ece15)})`,
-    mids,
-    [
-      { label: "Accuracy", ys: bins.map((b) => b.accuracy), color: "#2563eb" },
-      { label: "Perfect calibration", ys: mids, color: "#94a3b8", dash: [4, 4] },
-    ],
-    "Probability",
+    m.reliability,
   );
   const rc = m.risk_coverage;
   const coverage = lineChart(
@@ -214,6 +163,7 @@ function questionSection(qid: string, m: Metrics, misses: HTMLElement[]): HTMLEl
     { class: "question", "data-question": qid },
     h("h3", {}, qid),
     summary,
+    calibrateControl(evaluation, qid),
     h("div", { class: "row charts" }, reliability, coverage),
     h("div", { class: "table-wrap" }, thresholds),
     missTable,
@@ -487,7 +437,7 @@ export async function evaluatePage(main: HTMLElement): Promise<void> {
           ),
         ];
       });
-      return questionSection(qid, m, misses);
+      return questionSection(e.id, qid, m, misses);
     });
     detail.replaceChildren(head, actions, ...sections);
   }

@@ -1,4 +1,5 @@
 import { api, errorText } from "../api";
+import { confirmDialog } from "../confirm";
 import { field, h, notice, uid } from "../dom";
 import { tokens, when } from "../format";
 
@@ -94,13 +95,19 @@ export async function keysPage(main: HTMLElement): Promise<void> {
     }
   });
 
-  const dialog = confirmDialog();
+  const dialog = confirmDialog({
+    title: "Revoke this key?",
+    titleId: "revoke-title",
+    confirm: "Revoke key",
+    confirmId: "confirm-revoke",
+  });
 
   async function refresh(): Promise<void> {
     const keys = await api<{ data: ConsoleKey[] }>("GET", "/v1/console/keys");
     list.replaceChildren(
       keyTable(keys.data, async (key) => {
-        if (!(await dialog.ask(key))) return;
+        const text = `${key.name ?? key.prefix} (${key.prefix}…) stops working within a second, everywhere. This cannot be undone.`;
+        if (!(await dialog.ask(text))) return;
         try {
           await api("DELETE", `/v1/console/keys/${encodeURIComponent(key.id)}`);
           status.replaceChildren(notice("success", `Revoked ${key.name ?? key.prefix}.`));
@@ -205,38 +212,4 @@ function keyTable(keys: ConsoleKey[], onRevoke: (k: ConsoleKey) => void): HTMLEl
       ),
     ),
   );
-}
-
-/** A modal confirmation (native <dialog>: focus trapped, Escape cancels). */
-function confirmDialog(): { el: HTMLDialogElement; ask(k: ConsoleKey): Promise<boolean> } {
-  const text = h("p", {});
-  const yes = h(
-    "button",
-    { type: "submit", value: "yes", class: "danger", id: "confirm-revoke" },
-    "Revoke key",
-  );
-  const no = h("button", { type: "submit", value: "no", class: "secondary" }, "Cancel");
-  const el = h(
-    "dialog",
-    { "aria-labelledby": "revoke-title" },
-    h(
-      "form",
-      { method: "dialog" },
-      h("h2", { id: "revoke-title" }, "Revoke this key?"),
-      text,
-      h("p", { class: "actions" }, no, yes),
-    ),
-  );
-  return {
-    el,
-    ask(k) {
-      text.textContent = `${k.name ?? k.prefix} (${k.prefix}…) stops working within a second, everywhere. This cannot be undone.`;
-      el.returnValue = "";
-      el.showModal();
-      no.focus();
-      return new Promise((resolve) =>
-        el.addEventListener("close", () => resolve(el.returnValue === "yes"), { once: true }),
-      );
-    },
-  };
 }

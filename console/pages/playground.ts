@@ -1,4 +1,5 @@
 import { api, errorText } from "../api";
+import { decideCurl } from "../curl";
 import { field, h, notice } from "../dom";
 import { percent, tokens } from "../format";
 
@@ -38,9 +39,6 @@ const EXAMPLE_QUESTIONS = {
   },
 };
 
-/** The shell-quoted form of `s` for a POSIX shell ('…' with embedded quotes closed and escaped). */
-const shellQuote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-
 /** Playground: state and questions → the decision (free, on the test quota), and the same call as curl. */
 export function playgroundPage(main: HTMLElement): void {
   const state = h("textarea", { name: "state", rows: 4, required: true, maxlength: 65536 });
@@ -78,9 +76,7 @@ export function playgroundPage(main: HTMLElement): void {
   }
   function updateCurl(): void {
     const body = request();
-    curl.textContent = body
-      ? `curl ${location.origin}/v1/decide \\\n  -H "authorization: Bearer $SVC_API_KEY" \\\n  -H "content-type: application/json" \\\n  -d ${shellQuote(JSON.stringify(body))}`
-      : "# The questions are not valid JSON yet.";
+    curl.textContent = body ? decideCurl(body) : "# The questions are not valid JSON yet.";
   }
   state.addEventListener("input", updateCurl);
   questions.addEventListener("input", updateCurl);

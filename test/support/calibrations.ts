@@ -1,6 +1,8 @@
 import { Rng } from "../../gpu-worker/eval/dataset/rng";
 import { shapeAnswer } from "../../schema/answers";
-import type { ScoreRequest } from "../../schema/engine-protocol";
+import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
+import type { QueryFn } from "../../scripts/migrations";
+import { evaluationMetrics } from "../../workers/evaluations/metrics";
 import type { SeedQuery } from "./seed";
 
 /** The check every calibration test labels (as written in its items and in the decides that should match). */
@@ -26,7 +28,7 @@ export async function insertDoneEvaluation(
   q: SeedQuery,
   accountId: string,
   checks: readonly LabelledCheck[],
-  o: { status?: string; model?: string; distributions?: boolean; question?: object } = {},
+  o: { status?: string; model?: string; distributions?: boolean; question?: object; name?: string } = {},
 ): Promise<string> {
   const id = `eval_01JD${crypto
     .randomUUID()
@@ -36,8 +38,8 @@ export async function insertDoneEvaluation(
     .slice(0, 22)}`;
   await q(
     `INSERT INTO evaluations (id, account_id, key_id, name, model, status, total, done, metrics, expires_at)
-     VALUES ($1, $2, 'key_test', 'labels', $3, $4, $5, $5, '{}', now() + interval '30 days')`,
-    [id, accountId, o.model ?? "svc-1.5.1", o.status ?? "done", checks.length],
+     VALUES ($1, $2, 'key_test', $6, $3, $4, $5, $5, '{}', now() + interval '30 days')`,
+    [id, accountId, o.model ?? "svc-1.5.1", o.status ?? "done", checks.length, o.name ?? "labels"],
   );
   const question = o.question ?? REFUND_CHECK;
   const items = checks.map((c, idx) => {
@@ -65,6 +67,21 @@ export async function insertDoneEvaluation(
     [id, JSON.stringify(items)],
   );
   return id;
+}
+
+/** Stores the metrics the runner computes from the evaluation's stored answers (what a finished run shows). */
+export async function storeEvaluationMetrics(q: QueryFn, id: string): Promise<void> {
+  const { rows } = await q(
+    "SELECT expected, answers FROM evaluation_items WHERE evaluation_id = $1 ORDER BY idx",
+    [id],
+  );
+  const metrics = evaluationMetrics(
+    rows.map((r) => ({
+      answers: (JSON.parse(String(r.answers)) as ScoreResponse).answers,
+      expected: JSON.parse(String(r.expected)) as Record<string, string | boolean>,
+    })),
+  );
+  await q("UPDATE evaluations SET metrics = $2 WHERE id = $1", [id, JSON.stringify(metrics)]);
 }
 
 /** A GPU stand-in: every check P(yes) = `pYes` (unrounded distribution when asked), every pick uniform. */

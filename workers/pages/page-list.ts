@@ -8,6 +8,7 @@ export const CONSOLE_PAGES: Record<string, { page: string; title: string }> = {
   "/console/billing/return": { page: "billing-return", title: "Payment" },
   "/console/playground": { page: "playground", title: "Playground" },
   "/console/evaluate": { page: "evaluate", title: "Evaluate" },
+  "/console/calibrations": { page: "calibrations", title: "Calibrations" },
 };
 
 /** What an unknown path under /console/ renders (with status 404). */

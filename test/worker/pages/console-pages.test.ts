@@ -27,6 +27,8 @@ describe("console pages (served by the API's Worker under /console/)", () => {
     "/console/billing",
     "/console/billing/return",
     "/console/playground",
+    "/console/evaluate",
+    "/console/calibrations",
   ]) {
     it(`GET ${path} is the page's HTML with a CSP that allows no inline script or style and no framing`, async () => {
       const res = await navigate(path);

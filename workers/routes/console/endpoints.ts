@@ -8,6 +8,7 @@ import { createKey } from "./keys/create";
 import { listKeys } from "./keys/list";
 import { revokeKey } from "./keys/revoke";
 import { updateKey } from "./keys/update";
+import { listConsoleModels } from "./models/list";
 import { getOverview } from "./overview/get";
 import { playgroundDecide } from "./playground/decide";
 import { createSession } from "./session/create";
@@ -18,7 +19,7 @@ import { cancelDowngradeRoute, scheduleDowngradeRoute } from "./subscription/dow
 import { getSubscription } from "./subscription/get";
 import { getUsageSeries } from "./usage/series";
 
-/** The console's routes (sign-in, session, keys, overview, usage series, playground, settings, subscription and its downgrade) and its operator switches. */
+/** The console's routes (sign-in, session, keys, overview, models, usage series, playground, settings, subscription and its downgrade) and its operator switches. */
 export const CONSOLE_ENDPOINTS: readonly Endpoint[] = [
   sendSignInCodeRoute,
   createSession,
@@ -32,6 +33,7 @@ export const CONSOLE_ENDPOINTS: readonly Endpoint[] = [
   updateKey,
   revokeKey,
   getOverview,
+  listConsoleModels,
   getUsageSeries,
   playgroundDecide,
   getSettings,

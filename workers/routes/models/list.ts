@@ -33,7 +33,8 @@ const ModelObjectSchema = z
   })
   .openapi("Model");
 
-const ModelListSchema = z
+/** The list of GET /v1/models (and of its console twin). */
+export const ModelListSchema = z
   .object({ object: z.literal("list"), data: z.array(ModelObjectSchema) })
   .openapi("ModelList");
 

@@ -1,0 +1,52 @@
+/** The console's view of calibrations (issue 44): the API's shapes, and how the pages word them. */
+import { ApiError, errorText } from "./api";
+import { CALIBRATION_LEADS } from "./calibration-words";
+import type { ReliabilityBin } from "./line-chart";
+
+/** `/v1/console/calibrations`: create, preview, list, get, delete with the session. */
+export const CALIBRATIONS = "/v1/console/calibrations";
+
+/** A question as written in the items (and matched by decides). */
+export interface QuestionDefinition {
+  type: "check" | "pick" | "rate";
+  instructions: string;
+  criteria?: string | string[] | null;
+  options?: Record<string, string | null>;
+  levels?: string[];
+}
+
+/** One side (before or after) of a calibration's cross-validated metrics. */
+export interface CalibrationMetrics {
+  n: number;
+  accuracy: number;
+  ece15: number;
+  ece15_noise_floor: number;
+  nll: number;
+  brier: number;
+  auc: number | null;
+  reliability: ReliabilityBin[];
+  thresholds: Array<{ target: number; min_confidence: number | null; coverage: number | null }>;
+}
+
+/** A calibration, or its preview (`id` null, `object` "calibration_preview"). */
+export interface Calibration {
+  id: string | null;
+  object: "calibration" | "calibration_preview";
+  model: string;
+  evaluation: string;
+  question_id: string;
+  question: QuestionDefinition;
+  method: "temperature" | "temperature_bias";
+  map: { temperature: number; bias: number[] };
+  n: number;
+  metrics: { folds: number; before: CalibrationMetrics; after: CalibrationMetrics };
+  active: boolean;
+  created: number;
+  deactivated: number | null;
+}
+
+/** A failed calibration call in words: what it means, then the API's own sentence. */
+export function calibrationErrorText(e: unknown): string {
+  const lead = e instanceof ApiError ? CALIBRATION_LEADS[e.code] : undefined;
+  return lead && e instanceof ApiError ? `${lead} ${e.message}` : errorText(e);
+}

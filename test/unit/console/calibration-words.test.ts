@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { CALIBRATION_LEADS, questionSummary } from "../../../console/calibration-words";
+import { ERRORS } from "../../../schema/errors";
+
+describe("the console's words for calibrations", () => {
+  it("each refusal of a fit is said in words (codes of the one catalogue)", () => {
+    for (const code of ["too_few_labels", "calibration_no_gain", "evaluation_outdated"]) {
+      expect(CALIBRATION_LEADS[code], code).toMatch(/^[A-Z].*\.$/);
+      expect(ERRORS[code as keyof typeof ERRORS], code).toBeDefined();
+    }
+  });
+
+  it("a question as its type and instructions, cut to the length asked", () => {
+    expect(questionSummary({ type: "check", instructions: "Does the customer ask for a refund?" })).toBe(
+      "check: Does the customer ask for a refund?",
+    );
+    expect(questionSummary({ type: "pick", instructions: "x".repeat(100) }, 10)).toBe(
+      `pick: ${"x".repeat(9)}…`,
+    );
+  });
+});
