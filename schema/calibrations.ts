@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { CALIBRATION_ID_PATTERN, QuestionWire } from "./decide";
-import { EVALUATION_ID_PATTERN } from "./evaluations";
+import { EVALUATION_ID_PATTERN, ReliabilityBin, Threshold } from "./evaluations";
 
 export { CALIBRATION_ID_PATTERN };
 /** Active calibrations one account may have at once. */
@@ -35,21 +35,6 @@ export const CreateCalibrationWire = z
     }),
   })
   .openapi("CreateCalibration");
-
-const ReliabilityBin = z.object({
-  lower: rate,
-  upper: rate,
-  count: z.number().int(),
-  mean_probability: rate.nullable(),
-  accuracy: rate.nullable(),
-});
-const Threshold = z.object({
-  target: rate,
-  min_confidence: rate
-    .nullable()
-    .openapi({ description: "Smallest `min_confidence` reaching the target; null if none." }),
-  coverage: rate.nullable(),
-});
 
 export const CalibrationMetrics = z
   .object({

@@ -37,7 +37,7 @@ export const CreateEvaluationWire = z
   })
   .openapi("CreateEvaluation");
 
-const ReliabilityBin = z.object({
+export const ReliabilityBin = z.object({
   lower: rate,
   upper: rate,
   count: z.number().int(),
@@ -45,7 +45,7 @@ const ReliabilityBin = z.object({
   accuracy: rate.nullable(),
 });
 const CoveragePoint = z.object({ min_confidence: rate, coverage: rate, accuracy: rate.nullable() });
-const Threshold = z.object({
+export const Threshold = z.object({
   target: rate,
   min_confidence: rate
     .nullable()
