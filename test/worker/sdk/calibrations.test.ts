@@ -1,5 +1,6 @@
 // The SDK's calibration methods against the Worker's own routes (inside workerd): create, preview, list, get,
-// a decide whose answer carries the calibration, delete, and a typed 404; the GPU is a fixed-answer stand-in.
+// a decide whose answer carries the calibration, delete (the next decide answers without it) and a typed 404;
+// the GPU is a fixed-answer stand-in.
 import { env as cfEnv } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { isSvcError, SvcClient } from "../../../sdk/src/index";
@@ -57,16 +58,17 @@ describe("@svc/sdk calibrations against the Worker", () => {
     expect((await test.listCalibrations({ limit: 1 })).data.map((c) => c.id)).toEqual([made.id]);
     expect(await test.getCalibration(made.id)).toEqual(made);
 
-    // A fresh isolate's key cache: the one above holds the key from before the calibration for up to 1 s.
-    const d = await client(a.keys[0]!.secret).decide({
+    const ask = {
       model: "svc-1.5.1",
       state: "My parcel arrived broken.",
       questions: { refund: REFUND_CHECK },
-    });
-    expect(d.answers.refund.calibration).toBe(made.id);
+    };
+    expect((await test.decide(ask)).answers.refund.calibration).toBe(made.id);
 
+    expect(await test.deleteCalibration(made.id)).toMatchObject({ id: made.id, active: false });
+    expect((await test.decide(ask)).answers.refund).not.toHaveProperty("calibration");
     const live = client(a.keys[1]!.secret); // another key of the account
-    expect(await live.deleteCalibration(made.id)).toMatchObject({ id: made.id, active: false });
+    expect((await live.getCalibration(made.id)).active).toBe(false);
     const err = await live.getCalibration("calib_01JD0000000000000000000000").catch((e: unknown) => e);
     expect(isSvcError(err, "not_found")).toBe(true);
     expect(err).toMatchObject({ code: "calibration_not_found", status: 404 });
