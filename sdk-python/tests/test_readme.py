@@ -30,8 +30,8 @@ def run(code: str, stack: Stack) -> str:
     return done.stdout
 
 
-def test_the_package_readme_has_its_four_examples() -> None:
-    assert len(PACKAGE_README) == 4
+def test_the_package_readme_has_its_five_examples() -> None:
+    assert len(PACKAGE_README) == 5
 
 
 @pytest.mark.parametrize("n", range(len(PACKAGE_README)), ids=lambda n: f"example-{n + 1}")
@@ -46,6 +46,8 @@ def test_package_readme_example_runs(stack: Stack, n: int) -> None:
         assert lines[0] == "True True" and lines[1].startswith("live ")
     if n == 3:
         assert len(lines) == 3 and all(" -> {'type': 'pick'" in line for line in lines)
+    if n == 4:
+        assert re.match(r"^svc-1\.\d+\.\d+ (calib_[0-9A-Z]{26}|cal-\d{8}-\d+)$", lines[-1])
 
 
 def test_project_readme_example_runs(stack: Stack) -> None:

@@ -1,3 +1,9 @@
+import type {
+  Calibration,
+  CalibrationList,
+  CalibrationPreview,
+  CreateCalibrationRequest,
+} from "./calibration-types.js";
 import type { DecideRequest, Decision, Questions } from "./decide-types.js";
 import type {
   CreateEvaluationRequest,
@@ -189,6 +195,42 @@ export class SvcClient {
         });
       });
     }
+  }
+
+  /**
+   * POST /v1/calibrations: fits a map for one question on a `done` evaluation's labels and applies it at once
+   * to the account's decides asking that question, as written, of the evaluation's exact version (replacing
+   * the question's previous calibration). Sent again only after 429 and 503.
+   */
+  async createCalibration(request: CreateCalibrationRequest, options?: RequestOptions): Promise<Calibration> {
+    return (await this.call<Calibration>("createCalibration", { body: request }, options)).data;
+  }
+
+  /** POST /v1/calibrations/preview: the same fit and metrics as `createCalibration`, stored nowhere. */
+  async previewCalibration(
+    request: CreateCalibrationRequest,
+    options?: RequestOptions,
+  ): Promise<CalibrationPreview> {
+    return (await this.call<CalibrationPreview>("previewCalibration", { body: request }, options)).data;
+  }
+
+  /** GET /v1/calibrations: the account's calibrations, active or not, newest first. */
+  async listCalibrations(
+    query: { limit?: number; starting_after?: string } = {},
+    options?: RequestOptions,
+  ): Promise<CalibrationList> {
+    const q = { limit: query.limit?.toString(), starting_after: query.starting_after };
+    return (await this.call<CalibrationList>("listCalibrations", { query: q }, options)).data;
+  }
+
+  /** GET /v1/calibrations/{id}: a calibration, active or not. */
+  async getCalibration(id: string, options?: RequestOptions): Promise<Calibration> {
+    return (await this.call<Calibration>("getCalibration", {}, options, id)).data;
+  }
+
+  /** DELETE /v1/calibrations/{id}: stops applying it (`active: false`); replays keep the answers it gave. */
+  async deleteCalibration(id: string, options?: RequestOptions): Promise<Calibration> {
+    return (await this.call<Calibration>("deleteCalibration", {}, options, id)).data;
   }
 
   /**

@@ -57,6 +57,11 @@ interface AnswerCommon {
   confidence: number;
   /** True when `confidence` is below the question's `min_confidence`. */
   abstained: boolean;
+  /**
+   * The account's calibration (`calib_…`) that answered this question; absent when the version's own map did
+   * (the Decision's `calibration`).
+   */
+  calibration?: string;
 }
 
 /** The answer to a pick: the most probable label and every label's probability, in option order. */

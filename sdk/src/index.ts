@@ -1,3 +1,4 @@
+export type * from "./calibration-types.js";
 export { type ClientOptions, type DecideOptions, SvcClient } from "./client.js";
 export type {
   Answer,

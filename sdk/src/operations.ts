@@ -30,6 +30,12 @@ export const OPERATIONS = {
   cancelEvaluation: { method: "POST", path: "/v1/evaluations/{id}/cancel", auth: true },
   deleteEvaluation: { method: "DELETE", path: "/v1/evaluations/{id}", auth: true },
   listEvaluationItems: { method: "GET", path: "/v1/evaluations/{id}/items", auth: true },
+  // A second create replaces the first calibration of the question: not sent again where the API may have acted.
+  createCalibration: { method: "POST", path: "/v1/calibrations", auth: true, idempotent: false },
+  previewCalibration: { method: "POST", path: "/v1/calibrations/preview", auth: true },
+  listCalibrations: { method: "GET", path: "/v1/calibrations", auth: true },
+  getCalibration: { method: "GET", path: "/v1/calibrations/{id}", auth: true },
+  deleteCalibration: { method: "DELETE", path: "/v1/calibrations/{id}", auth: true },
 } as const satisfies Record<string, Operation>;
 
 /** A client method that maps to one operation. */

@@ -42,9 +42,28 @@ def list_evaluations(limit: Optional[int], starting_after: Optional[str]) -> Cal
 
 def of_evaluation(name: str, evaluation_id: str, query: Optional[Mapping[str, Optional[str]]] = None) -> Call:
     """An operation on one evaluation: ``{id}`` in its path is the evaluation's id."""
+    return _of_one(name, evaluation_id, query)
+
+
+def of_calibration(name: str, calibration_id: str) -> Call:
+    """An operation on one calibration: ``{id}`` in its path is the calibration's id."""
+    return _of_one(name, calibration_id, None)
+
+
+def _of_one(name: str, resource_id: str, query: Optional[Mapping[str, Optional[str]]]) -> Call:
     op = OPERATIONS[name]
-    path = op.path.replace("{id}", quote(evaluation_id, safe=""))
+    path = op.path.replace("{id}", quote(resource_id, safe=""))
     return Call(op._replace(path=path), query=dict(query or {}))
+
+
+def calibration(name: str, evaluation: str, question: str) -> Call:
+    """POST /v1/calibrations or its preview: a done evaluation and one question id of its items."""
+    return Call(OPERATIONS[name], body={"evaluation": evaluation, "question": question})
+
+
+def list_calibrations(limit: Optional[int], starting_after: Optional[str]) -> Call:
+    """GET /v1/calibrations, one page."""
+    return Call(OPERATIONS["list_calibrations"], query=page(limit, starting_after))
 
 
 def page(limit: Optional[int], starting_after: Optional[Any]) -> Dict[str, Optional[str]]:

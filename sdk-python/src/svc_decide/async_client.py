@@ -24,6 +24,7 @@ from .errors import SvcError, evaluation_wait_timeout, with_attempts
 from .operations import FINAL_EVALUATION_STATUSES
 from .retry import RetryPolicy, RetryState
 from .timeouts import TimeoutPolicy
+from .calibration_types import Calibration, CalibrationList, CalibrationPreview
 from .evaluation_types import DeletedEvaluation, Evaluation, EvaluationItemInput, EvaluationItemList, EvaluationList
 from .types import (
     Balance,
@@ -207,6 +208,35 @@ class AsyncClient:
             if deadline is not None and time.monotonic() + poll_interval > deadline:
                 raise evaluation_wait_timeout(evaluation)
             await _sleep(poll_interval)
+
+    async def create_calibration(self, *, evaluation: str, question: str, **options: Any) -> Calibration:
+        """POST /v1/calibrations: fits a map for one question on a ``done`` evaluation's labels and applies it
+        at once to the account's decides asking that question, as written, of the evaluation's exact version
+        (replacing the question's previous calibration). Retried only after 429 and 503."""
+        call = _calls.calibration("create_calibration", evaluation, question)
+        return cast(Calibration, (await self._send(call, CallOptions(**options))).data)
+
+    async def preview_calibration(self, *, evaluation: str, question: str, **options: Any) -> CalibrationPreview:
+        """POST /v1/calibrations/preview: the same fit and metrics as ``create_calibration``, stored nowhere."""
+        call = _calls.calibration("preview_calibration", evaluation, question)
+        return cast(CalibrationPreview, (await self._send(call, CallOptions(**options))).data)
+
+    async def list_calibrations(
+        self, *, limit: Optional[int] = None, starting_after: Optional[str] = None, **options: Any
+    ) -> CalibrationList:
+        """GET /v1/calibrations: a page of the account's calibrations, active or not, newest first."""
+        call = _calls.list_calibrations(limit, starting_after)
+        return cast(CalibrationList, (await self._send(call, CallOptions(**options))).data)
+
+    async def get_calibration(self, calibration_id: str, **options: Any) -> Calibration:
+        """GET /v1/calibrations/{id}: a calibration, active or not."""
+        call = _calls.of_calibration("get_calibration", calibration_id)
+        return cast(Calibration, (await self._send(call, CallOptions(**options))).data)
+
+    async def delete_calibration(self, calibration_id: str, **options: Any) -> Calibration:
+        """DELETE /v1/calibrations/{id}: stops applying it (``active`` False); replays keep the answers it gave."""
+        call = _calls.of_calibration("delete_calibration", calibration_id)
+        return cast(Calibration, (await self._send(call, CallOptions(**options))).data)
 
     async def request(
         self,

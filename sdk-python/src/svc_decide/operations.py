@@ -32,6 +32,12 @@ OPERATIONS: Dict[str, Operation] = {
     "cancel_evaluation": Operation("POST", "/v1/evaluations/{id}/cancel", True),
     "delete_evaluation": Operation("DELETE", "/v1/evaluations/{id}", True),
     "list_evaluation_items": Operation("GET", "/v1/evaluations/{id}/items", True),
+    # A second create would replace the first calibration of the question.
+    "create_calibration": Operation("POST", "/v1/calibrations", True, idempotent=False),
+    "preview_calibration": Operation("POST", "/v1/calibrations/preview", True),
+    "list_calibrations": Operation("GET", "/v1/calibrations", True),
+    "get_calibration": Operation("GET", "/v1/calibrations/{id}", True),
+    "delete_calibration": Operation("DELETE", "/v1/calibrations/{id}", True),
 }
 
 #: Evaluation statuses after which nothing changes any more.

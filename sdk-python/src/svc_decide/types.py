@@ -61,7 +61,13 @@ class DecideRequest(_DecideRequestRequired, total=False):
     fallback: Fallback
 
 
-class PickAnswer(TypedDict):
+class _AnswerCalibration(TypedDict, total=False):
+    #: The account's calibration (``calib_…``) that answered this question; absent when the version's own map
+    #: did (the Decision's ``calibration``).
+    calibration: str
+
+
+class PickAnswer(_AnswerCalibration):
     """The most probable label and every label's probability, in option order."""
 
     type: Literal["pick"]
@@ -71,7 +77,7 @@ class PickAnswer(TypedDict):
     abstained: bool
 
 
-class RateAnswer(TypedDict):
+class RateAnswer(_AnswerCalibration):
     """The probability-weighted level index (0 to levels - 1) and one probability per level."""
 
     type: Literal["rate"]
@@ -82,7 +88,7 @@ class RateAnswer(TypedDict):
     abstained: bool
 
 
-class CheckAnswer(TypedDict):
+class CheckAnswer(_AnswerCalibration):
     """The probability of yes."""
 
     type: Literal["check"]

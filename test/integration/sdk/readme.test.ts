@@ -68,6 +68,11 @@ describe("sdk/README.md examples run", () => {
             "done",
             expect.stringMatching(/^svc-1\.\d+\.\d+$/),
           ]);
+        if (n === 5)
+          expect(log.mock.calls.at(-1)).toEqual([
+            expect.stringMatching(/^svc-1\.\d+\.\d+$/),
+            expect.stringMatching(/^(calib_[0-9A-Z]{26}|cal-\d{8}-\d+)$/),
+          ]);
       } finally {
         log.mockRestore();
         vi.unstubAllEnvs();

@@ -1,9 +1,17 @@
 import { describe, expectTypeOf, it } from "vitest";
+import type { z } from "zod";
+import type {
+  Calibration as SchemaCalibration,
+  CalibrationMetrics as SchemaCalibrationMetrics,
+} from "../../../schema/calibrations";
+import type { Answer as SchemaAnswer } from "../../../schema/decide";
 import type { ModelLimits as SchemaModelLimits } from "../../../schema/models";
 import type { PlanList as SchemaPlanList } from "../../../schema/plan-list";
 import type { UsageReport as SchemaUsageReport } from "../../../schema/usage";
 import type {
   Answer,
+  Calibration,
+  CalibrationMetrics,
   CheckAnswer,
   DecideRequest,
   Decision,
@@ -85,5 +93,21 @@ describe("the read routes' types are the API's wire schemas (the package carries
     // zod's catchall gives an intersection where the SDK writes one object type: the same values either way.
     expectTypeOf<PlanList>().toExtend<SchemaPlanList>();
     expectTypeOf<SchemaPlanList>().toExtend<PlanList>();
+  });
+});
+
+describe("the calibration types are the API's wire schemas", () => {
+  it("CalibrationMetrics equals schema/'s; a Calibration's fields are its own, the question the SDK's Question", () => {
+    expectTypeOf<CalibrationMetrics>().toEqualTypeOf<z.infer<typeof SchemaCalibrationMetrics>>();
+    expectTypeOf<Omit<Calibration, "question">>().toEqualTypeOf<
+      Omit<z.infer<typeof SchemaCalibration>, "question">
+    >();
+    expectTypeOf<Calibration["question"]["type"]>().toEqualTypeOf<
+      z.infer<typeof SchemaCalibration>["question"]["type"]
+    >();
+  });
+
+  it("an answer's optional `calibration` is the API's", () => {
+    expectTypeOf<Answer["calibration"]>().toEqualTypeOf<SchemaAnswer["calibration"]>();
   });
 });

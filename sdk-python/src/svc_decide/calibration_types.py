@@ -1,0 +1,98 @@
+"""Typed shapes of the calibration routes (issue 44): a map fitted on a done evaluation's labels for one
+question, applied to the account's decides that ask that question, as written, of that exact version."""
+
+from __future__ import annotations
+
+from typing import List, Literal, Optional, TypedDict
+
+from .types import Question
+
+
+class ReliabilityBin(TypedDict):
+    """One of 15 equal bins of the predicted label's probability."""
+
+    lower: float
+    upper: float
+    count: int
+    mean_probability: Optional[float]
+    accuracy: Optional[float]
+
+
+class Threshold(TypedDict):
+    """The smallest ``min_confidence`` reaching ``target`` accuracy (None if none does)."""
+
+    target: float
+    min_confidence: Optional[float]
+    coverage: Optional[float]
+
+
+class CalibrationMetrics(TypedDict):
+    """Cross-validated metrics of the question's answers, with the version's map or the account's."""
+
+    n: int
+    accuracy: float
+    ece15: float
+    #: The ECE-15 a perfectly calibrated answer with these confidences shows from sampling noise alone.
+    ece15_noise_floor: float
+    nll: float
+    brier: float
+    #: Checks only: ROC AUC of the probability of yes.
+    auc: Optional[float]
+    reliability: List[ReliabilityBin]
+    thresholds: List[Threshold]
+
+
+class CalibrationFolds(TypedDict):
+    """K folds: ``before`` with the version's map, ``after`` with the account's."""
+
+    folds: int
+    before: CalibrationMetrics
+    after: CalibrationMetrics
+
+
+class CalibrationMap(TypedDict):
+    temperature: float
+    #: Per option or level in order; a check's is [yes, no].
+    bias: List[float]
+
+
+CalibrationMethod = Literal["temperature", "temperature_bias"]
+
+
+class _CalibrationFields(TypedDict):
+    #: The exact version it applies to: not followed when the alias moves.
+    model: str
+    evaluation: str
+    question_id: str
+    #: The question as written, without ``min_confidence``: decides asking exactly this use the map.
+    question: Question
+    method: CalibrationMethod
+    map: CalibrationMap
+    #: Labelled items the map was fitted on.
+    n: int
+    metrics: CalibrationFolds
+    active: bool
+    created: int
+    deactivated: Optional[int]
+
+
+class Calibration(_CalibrationFields):
+    """A calibration of one question of the account's, on one exact version."""
+
+    id: str
+    object: Literal["calibration"]
+
+
+class CalibrationPreview(_CalibrationFields):
+    """What ``create_calibration`` would make: stored nowhere, applied to nothing."""
+
+    id: None
+    object: Literal["calibration_preview"]
+
+
+class CalibrationList(TypedDict):
+    """A page of calibrations, newest first, active or not."""
+
+    object: Literal["list"]
+    data: List[Calibration]
+    has_more: bool

@@ -1,0 +1,67 @@
+/**
+ * Calibrations (POST /v1/calibrations and its reads, issue 44): a map fitted on a done evaluation's labels for
+ * one question, applied to the account's decides that ask that question, as written, of that exact version.
+ */
+import type { Question } from "./decide-types.js";
+import type { ReliabilityBin } from "./evaluation-types.js";
+
+/** Body of `createCalibration` and `previewCalibration`. */
+export interface CreateCalibrationRequest {
+  /** A `done` evaluation of the account (`eval_…`). */
+  evaluation: string;
+  /** A question id of its items: a check needs 30 labels of each answer, a pick or a rate 50 items. */
+  question: string;
+}
+
+/** `temperature`: one temperature on the log-probabilities; `temperature_bias`: a bias too. */
+export type CalibrationMethod = "temperature" | "temperature_bias";
+
+/** Cross-validated metrics of the question's answers, with the version's map or with the account's. */
+export interface CalibrationMetrics {
+  n: number;
+  accuracy: number;
+  ece15: number;
+  /** The ECE-15 a perfectly calibrated answer with these confidences shows from sampling noise alone. */
+  ece15_noise_floor: number;
+  nll: number;
+  brier: number;
+  /** Checks only: ROC AUC of the probability of yes. */
+  auc: number | null;
+  reliability: ReliabilityBin[];
+  /** For accuracy 0.90, 0.95 and 0.99: the smallest `min_confidence` reaching it, or null. */
+  thresholds: Array<{ target: number; min_confidence: number | null; coverage: number | null }>;
+}
+
+/** A calibration of one question of the account's, on one exact version. */
+export interface Calibration {
+  id: string;
+  object: "calibration";
+  /** The exact version it applies to (`svc-N.N.N`): not followed when the alias moves. */
+  model: string;
+  evaluation: string;
+  question_id: string;
+  /** The question as written, without `min_confidence`: decides asking exactly this are answered with the map. */
+  question: Question;
+  method: CalibrationMethod;
+  /** `bias` per option or level in order; a check's is [yes, no]. */
+  map: { temperature: number; bias: number[] };
+  /** Labelled items the map was fitted on. */
+  n: number;
+  /** K-fold cross-validated: `before` with the version's map, `after` with the account's. */
+  metrics: { folds: number; before: CalibrationMetrics; after: CalibrationMetrics };
+  active: boolean;
+  created: number;
+  deactivated: number | null;
+}
+
+/** What `createCalibration` would make: stored nowhere, applied to nothing. */
+export interface CalibrationPreview extends Omit<Calibration, "id" | "object"> {
+  id: null;
+  object: "calibration_preview";
+}
+
+export interface CalibrationList {
+  object: "list";
+  data: Calibration[];
+  has_more: boolean;
+}
