@@ -151,7 +151,8 @@ try {
   const items = shard(
     capPerFamily(
       everyNth(all, every).filter(
-        (it) => (o.type === undefined || it.type === o.type) && (!families || families.includes(familyOf(it))),
+        (it) =>
+          (o.type === undefined || it.type === o.type) && (!families || families.includes(familyOf(it))),
       ),
       trainCap,
       heldCap,

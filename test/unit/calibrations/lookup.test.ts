@@ -11,7 +11,12 @@ function countingDb(rows: Record<string, unknown>[] = []) {
   const calls: string[] = [];
   const db = {
     configured: true,
-    sql: () => ({ query: async (text: string) => (calls.push(text), rows) }),
+    sql: () => ({
+      query: async (text: string) => {
+        calls.push(text);
+        return rows;
+      },
+    }),
   } as unknown as Database;
   return { db, calls };
 }
