@@ -62,7 +62,7 @@ export const Calibration = z
     model: z.string().openapi({ description: "The exact version it applies to.", example: "svc-1.5.1" }),
     evaluation: z.string().openapi({ description: "The evaluation it was fitted on." }),
     question_id: z.string().openapi({ description: "The question's id in the evaluation's items." }),
-    question: QuestionWire.openapi({
+    question: QuestionWire.meta({
       description:
         "The question as written (templates unrendered, without `min_confidence`): decides whose question matches it exactly answer with this calibration.",
     }),

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import Stripe from "stripe";
 import { PLANS, type PlanTerms } from "../schema/plans";
 
-/** The events `POST /v1/webhooks/stripe` acts on (workers/billing/stripe-events.ts, subscription-events.ts). */
+/** The events `POST /v1/webhooks/stripe` acts on (workers/billing/stripe-events.ts, subscription-events.ts, chargebacks.ts). */
 export const WEBHOOK_EVENTS = [
   "checkout.session.completed",
   "checkout.session.async_payment_succeeded",
@@ -19,6 +19,8 @@ export const WEBHOOK_EVENTS = [
   "customer.subscription.created",
   "customer.subscription.updated",
   "customer.subscription.deleted",
+  "charge.dispute.created",
+  "charge.refunded",
 ] as const;
 
 export const productId = (plan: PlanTerms) => `svc_plan_${plan.id}`;
