@@ -2,9 +2,21 @@ import { chooseFit, meanNll } from "../../workers/calibrations/cross-validate";
 import { fitMap, type Labelled } from "../../workers/calibrations/fit";
 import { applyMap } from "../../workers/calibrations/map";
 import { answerIndex, type EvalItem } from "./dataset/item";
+import { Rng } from "./dataset/rng";
 import { fmt } from "./markdown";
 import { auc, eceNoiseFloor, topLabelEce } from "./metrics";
 import { familyOf } from "./report";
+
+/** `n` of `items`, a seeded shuffle's first (labels a customer collects are a sample, not the set's first rows). */
+function sample<T>(items: readonly T[], n: number, seed: number): T[] {
+  const rng = new Rng(seed);
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [a[i], a[j]] = [a[j] as T, a[i] as T];
+  }
+  return a.slice(0, n);
+}
 
 /** One family measured as one customer's question: fitted on n of its train items, measured on its held-out. */
 export interface CustomerFitRow {
@@ -43,7 +55,8 @@ function measured(dists: number[][], items: Labelled[], check: boolean): Measure
 
 /**
  * The "calibrated on your labels" measurement (issue 44): each family of a set is one customer's question; the
- * evaluation's fit (`chooseFit`, the one the API runs) on its first n train items, applied to its held-out items.
+ * evaluation's fit (`chooseFit`, the one the API runs) on n of its train items (a seeded sample), applied to its
+ * held-out items, or refused as the API refuses it when its cross-validated NLL gains nothing.
  * A family whose questions differ in their number of outcomes is fitted with a temperature alone.
  */
 export function customerFits(
@@ -69,17 +82,20 @@ export function customerFits(
     );
     for (const n of sizes) {
       if (train.length < n) continue;
-      const fitOn = train.slice(0, n);
-      const chosen =
-        ks.size === 1
-          ? chooseFit(type, k, fitOn)
-          : { method: "temperature" as const, map: fitMap(type, k, fitOn, "temperature") };
-      const after = measured(
-        held.map((e) => applyMap(chosen.map, e.p)),
-        held,
-        type === "check",
-      );
-      rows.push({ family, n, method: chosen.method, held: held.length, before, after });
+      const fitOn = sample(train, n, n);
+      const chosen = ks.size === 1 ? chooseFit(type, k, fitOn) : null;
+      const map = chosen?.map ?? fitMap(type, k, fitOn, "temperature");
+      // As the API does: a fit whose cross-validated NLL does not beat the version's is refused, nothing applied.
+      const refused = chosen !== null && !(chosen.nllAfter < chosen.nllBefore);
+      const after = refused
+        ? before
+        : measured(
+            held.map((e) => applyMap(map, e.p)),
+            held,
+            type === "check",
+          );
+      const method = refused ? "none (calibration_no_gain)" : (chosen?.method ?? "temperature");
+      rows.push({ family, n, method, held: held.length, before, after });
     }
   }
   return rows;
