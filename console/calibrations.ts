@@ -5,6 +5,8 @@ import type { ReliabilityBin } from "./line-chart";
 
 /** `/v1/console/calibrations`: create, preview, list, get, delete with the session. */
 export const CALIBRATIONS = "/v1/console/calibrations";
+/** The console's fit-and-measure route: a calibration stored nowhere. */
+export const CALIBRATION_PREVIEWS = "/v1/console/calibration-previews";
 
 /** A question as written in the items (and matched by decides). */
 export interface QuestionDefinition {

@@ -1,6 +1,7 @@
 import { api } from "../api";
 import { METHOD_TEXT } from "../calibration-words";
 import {
+  CALIBRATION_PREVIEWS,
   CALIBRATIONS,
   type Calibration,
   type CalibrationMetrics,
@@ -170,7 +171,7 @@ function previewView(p: Calibration, onApply: (status: HTMLElement) => Promise<b
 }
 
 /**
- * The Calibrate control of one question of a done run: fits a preview (POST …/calibrations/preview), shows
+ * The Calibrate control of one question of a done run: fits a preview (POST …/calibration-previews), shows
  * before / after, thresholds and a decide to paste, and applies it (POST …/calibrations) on request.
  */
 export function calibrateControl(evaluation: string, qid: string): HTMLElement {
@@ -204,7 +205,7 @@ export function calibrateControl(evaluation: string, qid: string): HTMLElement {
     button.setAttribute("disabled", "");
     out.replaceChildren(notice("info", `Fitting ${qid} on your labels…`));
     try {
-      const p = await api<Calibration>("POST", `${CALIBRATIONS}/preview`, { body });
+      const p = await api<Calibration>("POST", CALIBRATION_PREVIEWS, { body });
       out.replaceChildren(...previewView(p, apply));
     } catch (e) {
       out.replaceChildren(notice("error", calibrationErrorText(e)));

@@ -76,7 +76,7 @@ def test_paths_queries_and_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
     api.client.delete_calibration("calib/x")
     assert [(r.method, str(r.url)) for r in api.requests] == [
         ("POST", "http://api.test/v1/calibrations"),
-        ("POST", "http://api.test/v1/calibrations/preview"),
+        ("POST", "http://api.test/v1/calibration-previews"),
         ("GET", f"http://api.test/v1/calibrations?limit=5&starting_after={CALIB}"),
         ("GET", "http://api.test/v1/calibrations"),
         ("GET", f"http://api.test/v1/calibrations/{CALIB}"),
@@ -147,7 +147,7 @@ def test_the_async_client_has_the_same_calls(monkeypatch: pytest.MonkeyPatch) ->
             return await client.delete_calibration(CALIB)
 
     assert asyncio.run(run())["id"] == CALIB
-    assert seen == ["POST /v1/calibrations", "POST /v1/calibrations/preview", "GET /v1/calibrations",
+    assert seen == ["POST /v1/calibrations", "POST /v1/calibration-previews", "GET /v1/calibrations",
                     f"GET /v1/calibrations/{CALIB}", f"DELETE /v1/calibrations/{CALIB}"]
 
 

@@ -206,7 +206,7 @@ export class SvcClient {
     return (await this.call<Calibration>("createCalibration", { body: request }, options)).data;
   }
 
-  /** POST /v1/calibrations/preview: the same fit and metrics as `createCalibration`, stored nowhere. */
+  /** POST /v1/calibration-previews: the same fit and metrics as `createCalibration`, stored nowhere. */
   async previewCalibration(
     request: CreateCalibrationRequest,
     options?: RequestOptions,

@@ -32,7 +32,7 @@ export const OPERATIONS = {
   listEvaluationItems: { method: "GET", path: "/v1/evaluations/{id}/items", auth: true },
   // A second create replaces the first calibration of the question: not sent again where the API may have acted.
   createCalibration: { method: "POST", path: "/v1/calibrations", auth: true, idempotent: false },
-  previewCalibration: { method: "POST", path: "/v1/calibrations/preview", auth: true },
+  previewCalibration: { method: "POST", path: "/v1/calibration-previews", auth: true },
   listCalibrations: { method: "GET", path: "/v1/calibrations", auth: true },
   getCalibration: { method: "GET", path: "/v1/calibrations/{id}", auth: true },
   deleteCalibration: { method: "DELETE", path: "/v1/calibrations/{id}", auth: true },

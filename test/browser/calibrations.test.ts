@@ -109,7 +109,7 @@ describe.skipIf(!CHROMIUM)(
       await section.getByRole("button", { name: "Calibrate refund" }).click();
       const view = section.locator(".calibration");
       await view.locator("table.calibration-metrics").waitFor({ timeout: 60_000 });
-      const [status, preview] = await consoleFetch<Preview>("POST", "/v1/console/calibrations/preview", {
+      const [status, preview] = await consoleFetch<Preview>("POST", "/v1/console/calibration-previews", {
         evaluation: runs.fitted,
         question: "refund",
       });

@@ -217,7 +217,7 @@ class AsyncClient:
         return cast(Calibration, (await self._send(call, CallOptions(**options))).data)
 
     async def preview_calibration(self, *, evaluation: str, question: str, **options: Any) -> CalibrationPreview:
-        """POST /v1/calibrations/preview: the same fit and metrics as ``create_calibration``, stored nowhere."""
+        """POST /v1/calibration-previews: the same fit and metrics as ``create_calibration``, stored nowhere."""
         call = _calls.calibration("preview_calibration", evaluation, question)
         return cast(CalibrationPreview, (await self._send(call, CallOptions(**options))).data)
 

@@ -34,7 +34,7 @@ OPERATIONS: Dict[str, Operation] = {
     "list_evaluation_items": Operation("GET", "/v1/evaluations/{id}/items", True),
     # A second create would replace the first calibration of the question.
     "create_calibration": Operation("POST", "/v1/calibrations", True, idempotent=False),
-    "preview_calibration": Operation("POST", "/v1/calibrations/preview", True),
+    "preview_calibration": Operation("POST", "/v1/calibration-previews", True),
     "list_calibrations": Operation("GET", "/v1/calibrations", True),
     "get_calibration": Operation("GET", "/v1/calibrations/{id}", True),
     "delete_calibration": Operation("DELETE", "/v1/calibrations/{id}", True),

@@ -114,8 +114,8 @@ describe("calibrated on your labels, on the real model", () => {
     expect(calibration.n).toBe(90);
     expect(calibration.metrics.after.nll).toBeLessThan(calibration.metrics.before.nll);
 
-    // Held-out items (not in the evaluation), asked as decides by this account and by another one.
-    const held = Array.from({ length: 45 }, (_, k) => 200 + k);
+    // 30 held-out items (not in the evaluation), asked as decides by this account and by another one.
+    const held = Array.from({ length: 30 }, (_, k) => 200 + k);
     const ask = async (secret: string, i: number, question: object = QUESTION, model = MODEL) =>
       answered(await decide(edge.url, secret, { model, state: ticket(i), questions: { broken: question } }));
     const calibrated: number[] = [];
@@ -133,7 +133,7 @@ describe("calibrated on your labels, on the real model", () => {
     const before = quality(plain, labels);
     const after = quality(calibrated, labels);
     console.log(
-      `held-out (45 decides, ${MODEL}): NLL ${before.nll.toFixed(3)} → ${after.nll.toFixed(3)}, ECE-15 ${before.ece.toFixed(3)} → ${after.ece.toFixed(3)}`,
+      `held-out (30 decides, ${MODEL}): NLL ${before.nll.toFixed(3)} → ${after.nll.toFixed(3)}, ECE-15 ${before.ece.toFixed(3)} → ${after.ece.toFixed(3)}`,
     );
     expect(after.nll).toBeLessThan(before.nll);
     expect(after.ece).toBeLessThan(before.ece);

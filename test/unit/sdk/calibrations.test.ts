@@ -43,7 +43,7 @@ describe("SDK calibration methods", () => {
     await client.deleteCalibration("calib/x");
     expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
       "POST http://api.test/v1/calibrations",
-      "POST http://api.test/v1/calibrations/preview",
+      "POST http://api.test/v1/calibration-previews",
       `GET http://api.test/v1/calibrations?limit=5&starting_after=${ID}`,
       "GET http://api.test/v1/calibrations",
       `GET http://api.test/v1/calibrations/${ID}`,

@@ -320,12 +320,12 @@ describe("the console's twins under /v1/console/calibrations (session + CSRF)", 
   });
 });
 
-describe("POST /v1/calibrations/preview: the same fit, stored nowhere, applied to nothing", () => {
+describe("POST /v1/calibration-previews: the same fit, stored nowhere, applied to nothing", () => {
   it("200 a calibration_preview with id null; the account's calibrations are unchanged", async () => {
     const a = await seed({ keys: [{ mode: "test" }] });
     const key = a.keys[0]!.secret;
     const e = await insertDoneEvaluation(q, a.accountId, underConfidentChecks(100, 13));
-    const res = await consoleCall("POST", "/v1/calibrations/preview", {
+    const res = await consoleCall("POST", "/v1/calibration-previews", {
       bearer: key,
       body: { evaluation: e, question: "refund" },
     });

@@ -4,11 +4,11 @@ import { previewCalibrationResponse } from "../../calibrations/service";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 
-/** POST /v1/calibrations/preview. */
+/** POST /v1/calibration-previews. */
 export const previewCalibration = endpoint(
   {
     method: "post",
-    path: "/v1/calibrations/preview",
+    path: "/v1/calibration-previews",
     operationId: "previewCalibration",
     summary: "Fit and measure a calibration without storing or applying it",
     auth: { scope: "decide" },

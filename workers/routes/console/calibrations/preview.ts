@@ -4,11 +4,11 @@ import { previewCalibrationResponse } from "../../../calibrations/service";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
 
-/** POST /v1/console/calibrations/preview (console twin of `previewCalibration`). */
+/** POST /v1/console/calibration-previews (console twin of `previewCalibration`). */
 export const previewConsoleCalibration = endpoint(
   {
     method: "post",
-    path: "/v1/console/calibrations/preview",
+    path: "/v1/console/calibration-previews",
     operationId: "previewConsoleCalibration",
     summary: "Fit and measure a calibration without storing or applying it",
     auth: "session+csrf",
