@@ -1,6 +1,7 @@
 import { shapeAnswer } from "../../schema/answers";
 import type { ValidatedDecide } from "../../schema/decide";
-import type { EngineAnswer, ScoreQuestion, ScoreResponse } from "../../schema/engine-protocol";
+import type { EngineAnswer, ScoreQuestion } from "../../schema/engine-protocol";
+import type { Dispatched } from "../clients/engine";
 import { type ActiveCalibration, activeCalibrations, calibrationMaps } from "../stores/calibrations";
 import type { Database } from "../stores/db";
 import { KEY_CACHE_TTL_MS, type KeyRecord } from "../stores/keys";
@@ -95,21 +96,22 @@ export interface DecisionAnswer {
 
 /**
  * The engine's answers with each calibrated question answered by its map instead: applied to the version's
- * unrounded distribution, then shaped (rounded, `min_confidence` applied) like any answer. Returns the answers
- * and which calibration answered which question (what the idempotency record keeps for replays).
+ * unrounded distribution, then shaped (rounded, `min_confidence` applied) like any answer. Only a GPU answer is
+ * calibrated: a fallback answer is another model's, never the account's map's. Returns the answers and which
+ * calibration answered which question (what the idempotency record keeps for replays).
  */
 export function calibrateAnswers(
   questions: readonly ScoreQuestion[],
-  answers: ScoreResponse["answers"],
+  out: Pick<Dispatched, "served_by" | "result">,
   calibrations: AnswerCalibrations,
 ): { answers: DecisionAnswer[]; used: Record<string, string> } {
   const used: Record<string, string> = {};
-  const out = answers.map((a, i): DecisionAnswer => {
-    const cal = calibrations.get(a.id);
+  const answers = out.result.answers.map((a, i): DecisionAnswer => {
+    const cal = out.served_by === "gpu" ? calibrations.get(a.id) : undefined;
     const q = questions[i];
     if (!cal || !a.distribution || !q || q.id !== a.id) return { id: a.id, answer: a.answer };
     used[a.id] = cal.id;
     return { id: a.id, answer: shapeAnswer(q, applyMap(cal.map, a.distribution)), calibration: cal.id };
   });
-  return { answers: out, used };
+  return { answers, used };
 }

@@ -104,12 +104,7 @@ export async function runMoneyPath(
         signal: hold.signal,
       })
       .finally(hold.release);
-    // An account's calibration answers only on its own version's worker, never on the fallback.
-    const { answers, used } = calibrateAnswers(
-      input.engineRequest.questions,
-      out.result.answers,
-      out.served_by === "gpu" ? input.calibrations : new Map(),
-    );
+    const { answers, used } = calibrateAnswers(input.engineRequest.questions, out, input.calibrations);
     const original: OriginalResult = {
       id: deps.requestId,
       created: Math.floor(decodeTime(deps.requestId.slice("req_".length)) / 1000),

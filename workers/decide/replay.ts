@@ -58,11 +58,7 @@ export async function replayDecision(
     model: out.result.model,
     served_by: out.served_by,
     calibration: out.result.calibration,
-    answers: calibrateAnswers(
-      input.engineRequest.questions,
-      out.result.answers,
-      out.served_by === "gpu" ? calibrations : new Map(),
-    ).answers,
+    answers: calibrateAnswers(input.engineRequest.questions, out, calibrations).answers,
     usage: original.usage,
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { shapeAnswer } from "../../../schema/answers";
 import type { ValidatedDecide } from "../../../schema/decide";
-import type { ScoreQuestion } from "../../../schema/engine-protocol";
+import type { ScoreQuestion, ScoreResponse } from "../../../schema/engine-protocol";
 import { CalibrationLookup, calibrateAnswers } from "../../../workers/calibrations/lookup";
 import type { Database } from "../../../workers/stores/db";
 import type { KeyRecord } from "../../../workers/stores/keys";
@@ -58,14 +58,18 @@ describe("calibrateAnswers", () => {
     min_confidence: 0.3,
   };
   const answer = shapeAnswer(q, [0.6, 0.4]);
+  const served = (by: "gpu" | "fallback", answers: ScoreResponse["answers"]) => ({
+    served_by: by,
+    result: { model: "svc-1.5.1", calibration: "cal-20261126-0", answers },
+  });
   it("answers a calibrated question from its unrounded distribution, min_confidence after the map; others as they were", () => {
     const map = { temperature: 0.25, bias: [0, 0] };
     const out = calibrateAnswers(
       [q, { ...q, id: "r" }],
-      [
+      served("gpu", [
         { id: "q", answer, distribution: [0.6, 0.4] },
         { id: "r", answer, distribution: [0.6, 0.4] },
-      ],
+      ]),
       new Map([["q", { id: "calib_1", map }]]),
     );
     // logit 0.405 × 4 → P(yes) 0.835, confidence 0.35: no longer abstains at 0.3, where the version's 0.6 did.
@@ -82,7 +86,16 @@ describe("calibrateAnswers", () => {
   it("without the worker's distribution (an older worker) the answer stays the version's, and nothing is recorded", () => {
     const out = calibrateAnswers(
       [q],
-      [{ id: "q", answer }],
+      served("gpu", [{ id: "q", answer }]),
+      new Map([["q", { id: "calib_1", map: { temperature: 0.5, bias: [0, 0] } }]]),
+    );
+    expect(out).toEqual({ answers: [{ id: "q", answer }], used: {} });
+  });
+
+  it("a fallback answer never uses an account's map", () => {
+    const out = calibrateAnswers(
+      [q],
+      served("fallback", [{ id: "q", answer, distribution: [0.6, 0.4] }]),
       new Map([["q", { id: "calib_1", map: { temperature: 0.5, bias: [0, 0] } }]]),
     );
     expect(out).toEqual({ answers: [{ id: "q", answer }], used: {} });
