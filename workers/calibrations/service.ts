@@ -28,11 +28,14 @@ import { calibrationMetrics } from "./metrics";
 const seconds = (ms: number | null) => (ms === null ? "null" : String(Math.floor(ms / 1000)));
 const str = (s: string) => JSON.stringify(s);
 
-/** The Calibration object's JSON text (schema/calibrations.ts): the question spliced in as written. */
-export function calibrationJson(r: CalibrationRow): string {
+/**
+ * The Calibration object's JSON text (schema/calibrations.ts): the question spliced in as written. A preview
+ * (`CalibrationPreview`) has no id and its own object name.
+ */
+export function calibrationJson(r: CalibrationRow, preview = false): string {
   return `{${[
-    `"id":${str(r.id)}`,
-    `"object":"calibration"`,
+    `"id":${preview ? "null" : str(r.id)}`,
+    `"object":${preview ? '"calibration_preview"' : '"calibration"'}`,
     `"model":${str(r.model)}`,
     `"evaluation":${str(r.evaluationId)}`,
     `"question_id":${str(r.questionId)}`,
@@ -148,12 +151,8 @@ export async function createCalibrationResponse(c: Context<AppEnv>, accountId: s
  */
 export async function previewCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
   const fitted = await fitFromBody(c, accountId);
-  const json = calibrationJson({ ...fitted, active: false, createdAt: Date.now(), deactivatedAt: null });
-  return jsonText(
-    c,
-    json.replace(`"id":${str(fitted.id)},"object":"calibration"`, `"id":null,"object":"calibration_preview"`),
-    200,
-  );
+  const row = { ...fitted, active: false, createdAt: Date.now(), deactivatedAt: null };
+  return jsonText(c, calibrationJson(row, true), 200);
 }
 
 /** listCalibrations: newest first, active or not, `limit` 1–100 (default 20), `starting_after` an id. */
@@ -169,7 +168,7 @@ export async function listCalibrationsResponse(c: Context<AppEnv>, accountId: st
   const page = await listCalibrations(c.var.db, accountId, limit, after);
   return jsonText(
     c,
-    `{"object":"list","data":[${page.data.map(calibrationJson).join(",")}],"has_more":${page.hasMore}}`,
+    `{"object":"list","data":[${page.data.map((r) => calibrationJson(r)).join(",")}],"has_more":${page.hasMore}}`,
     200,
   );
 }
