@@ -52,6 +52,7 @@ export async function storeUpload(
   declaredLength: number | null,
   bucket: R2Bucket,
   batchId: string,
+  maxLines: number = MAX_BATCH_LINES,
 ): Promise<StoredUpload> {
   if (declaredLength !== null && declaredLength > MAX_BATCH_BYTES) {
     await body?.cancel().catch(() => {});
@@ -59,6 +60,8 @@ export async function storeUpload(
   }
   const writer = new ChunkWriter(bucket, batchId);
   const digest = new crypto.DigestStream("SHA-256");
+  // Settles only when the stream closes; an aborted upload must not leave it rejected with no one listening.
+  digest.digest.catch(() => {});
   const hashing = digest.getWriter();
   const seen = new Set<string>();
   const models = new Set<string>();
@@ -70,7 +73,7 @@ export async function storeUpload(
   const takeLine = async (line: Uint8Array) => {
     const end =
       line.byteLength > 0 && line[line.byteLength - 1] === 0x0d ? line.byteLength - 1 : line.byteLength;
-    if (n >= MAX_BATCH_LINES) throw tooManyLines();
+    if (n >= maxLines) throw tooManyLines();
     const stored = validateLine(line.subarray(0, end), n, seen);
     if (models.size < 2) models.add(stored.requested);
     n++;

@@ -294,7 +294,8 @@ export async function markBatchRunning(db: Database, id: string): Promise<void> 
   await db.sql().query(
     `UPDATE batches SET status = 'running', paused_reason = NULL, resumes_at = NULL,
             started_at = coalesce(started_at, now()), updated_at = now()
-      WHERE id = $1 AND status IN ('queued', 'paused')`,
+      WHERE id = $1
+        AND (status = 'queued' OR (status = 'paused' AND (resumes_at IS NULL OR resumes_at <= now())))`,
     [id],
   );
 }
