@@ -44,7 +44,7 @@ export interface BatchMemory {
 
 const eventId = () => `evt_${ulid()}`;
 
-/** A line's usage event: a decide's, told apart by its client name `svc-batches` (docs/decisions.md). */
+/** A line's usage event: a decide's, told apart by its client name `(batch)` (docs/decisions.md). */
 export function lineUsageEvent(b: BatchRow, l: UnrecordedLine): UsageEvent {
   return {
     request_id: l.attempt,
@@ -69,8 +69,11 @@ export function lineUsageEvent(b: BatchRow, l: UnrecordedLine): UsageEvent {
   };
 }
 
-/** The client name batch lines are recorded under in usage events. */
-export const BATCH_CLIENT_NAME = "svc-batches";
+/**
+ * The client name batch lines are recorded under in usage events: not a product token, so no caller's
+ * `user-agent` can produce it (`clientOf`).
+ */
+export const BATCH_CLIENT_NAME = "(batch)";
 
 /** Writes the usage events of finished lines not yet recorded (idempotent by request id), then marks them. */
 async function recordUsage(deps: BatchRunnerDeps, b: BatchRow): Promise<void> {

@@ -140,6 +140,7 @@ export async function createBatchResponse(c: Context<AppEnv>, owner: BatchOwner)
       bytes: upload.bytes,
       idempotencyKey: key,
       bodySha256: upload.sha256,
+      createdAt: now,
       expiresAt: now + BATCH_WINDOW_MS,
     },
     { active: MAX_ACTIVE_BATCHES, bytes: MAX_STORED_BATCH_BYTES },
@@ -171,6 +172,8 @@ export async function listBatchesResponse(c: Context<AppEnv>, owner: BatchOwner)
       message: "`starting_after` is a batch id.",
     });
   const page = await listBatches(c.var.db, owner.accountId, limit, after);
+  const now = Date.now();
+  if (page.data.some((b) => stalled(b, now))) inBackground(c, kickRunner(c.env, owner.accountId));
   return c.json({ object: "list" as const, data: page.data.map(batchJson), has_more: page.hasMore }, 200);
 }
 

@@ -27,7 +27,10 @@ export interface StoredLine {
   body: string;
 }
 
-/** Re-raises a line's ApiError with `param` under `lines.<n>` (a JSON pointer is appended as it is). */
+/**
+ * Re-raises a line's ApiError with `param` under `lines.<n>` (from 0; a JSON pointer is appended as it is) and the
+ * message naming the line as an editor counts it (from 1).
+ */
 export function underLine<T>(n: number, run: () => T): T {
   try {
     return run();
@@ -40,7 +43,7 @@ export function underLine<T>(n: number, run: () => T): T {
         : inner.startsWith("/")
           ? `lines.${n}${inner}`
           : `lines.${n}.${inner}`;
-    throw new ApiError(err.code, { ...err.options, param, message: `Line ${n}: ${err.message}` });
+    throw new ApiError(err.code, { ...err.options, param, message: `Line ${n + 1}: ${err.message}` });
   }
 }
 

@@ -28,7 +28,7 @@ export async function signatureHeader(secret: string, body: string, at: number):
 }
 
 const PRIVATE_HOST =
-  /^(localhost|127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.|0\.|\[?::1\]?$|\[?f[cd][0-9a-f]{2}:|\[?fe80:)/i;
+  /^(localhost|127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.|0\.|\[?::1?\]?$|\[?::ffff:|\[?f[cd][0-9a-f]{2}:|\[?fe80:)/i;
 
 /**
  * An endpoint URL: https only, and never a loopback, private or link-local host (the service must not be made to

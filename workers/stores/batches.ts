@@ -122,6 +122,7 @@ export interface NewBatch {
   bytes: number;
   idempotencyKey: string | null;
   bodySha256: string;
+  createdAt: number;
   expiresAt: number;
 }
 
@@ -154,8 +155,8 @@ export async function insertBatch(
     ]),
     sql.query(
       `INSERT INTO batches (id, account_id, key_id, mode, model, status, total, chunks, chunk_lines, bytes,
-                            idempotency_key, body_sha256, expires_at)
-       SELECT $1, $2, $3, $4, $5, 'queued', $6, $7, $8::int[], $9::bigint, $10, $11, $12
+                            idempotency_key, body_sha256, expires_at, created_at, updated_at)
+       SELECT $1, $2, $3, $4, $5, 'queued', $6, $7, $8::int[], $9::bigint, $10, $11, $12, $15, $15
         WHERE NOT EXISTS (SELECT 1 FROM batches WHERE account_id = $2 AND idempotency_key = $10)
           AND (SELECT count(*) FROM batches WHERE account_id = $2 AND ${ACTIVE}) < $13
           AND (SELECT coalesce(sum(bytes), 0) FROM batches WHERE account_id = $2 AND ${STORED})
@@ -176,6 +177,7 @@ export async function insertBatch(
         iso(b.expiresAt),
         caps.active,
         caps.bytes,
+        iso(b.createdAt),
       ],
     ),
     sql.query(`SELECT count(*) AS n FROM batches WHERE account_id = $1 AND ${ACTIVE}`, [b.accountId]),
@@ -270,13 +272,16 @@ export async function deleteFinishedBatch(db: Database, accountId: string, id: s
   return rows(deleted).length > 0;
 }
 
-/** The batch the account's runner works on next: the running one, else a paused one due, else the oldest queued. */
+/**
+ * The batch the account's runner works on next: the running one, else the oldest that is queued or paused and due,
+ * else the paused one due soonest (the runner waits for it).
+ */
 export async function nextRunnableBatch(db: Database, accountId: string): Promise<BatchRow | null> {
   const r = rows(
     await db.sql().query(
       `SELECT * FROM batches WHERE account_id = $1 AND ${ACTIVE}
-        ORDER BY CASE status WHEN 'running' THEN 0 WHEN 'paused' THEN 1 ELSE 2 END,
-                 (status = 'paused' AND resumes_at > now()), id
+        ORDER BY CASE WHEN status = 'running' THEN 0 WHEN status = 'paused' AND resumes_at > now() THEN 2 ELSE 1 END,
+                 CASE WHEN status = 'paused' AND resumes_at > now() THEN resumes_at END, id
         LIMIT 1`,
       [accountId],
     ),

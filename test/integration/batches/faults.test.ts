@@ -81,12 +81,12 @@ describe("a batch survives a GPU worker killed mid-request and a Redis outage", 
     expect(done.usage.charge_micro_cents).toBe(sum);
     const balance = await balanceOf(world.edge.url, secret);
     expect(balance.balance_micro_cents).toBe(FUNDS - sum);
-    // Usage: one event per line (a decide's, client `svc-batches`), the same charges.
+    // Usage: one event per line (a decide's, client `(batch)`), the same charges.
     await sleep(500);
     const usage = await withStackDb((q) =>
       q(
         `SELECT count(*)::int AS n, coalesce(sum(charge_micro_cents), 0)::bigint AS charged
-           FROM usage_events WHERE account_id = $1 AND client_name = 'svc-batches' AND status = 200`,
+           FROM usage_events WHERE account_id = $1 AND client_name = '(batch)' AND status = 200`,
         [account.accountId],
       ),
     );
