@@ -7,6 +7,8 @@ export interface Env {
   LEDGER: DurableObjectNamespace<import("./ledger/account-ledger").AccountLedger>;
   /** One EvaluationRunner Durable Object per account (runs its evaluations from an alarm). */
   EVALUATIONS: DurableObjectNamespace<import("./evaluations/runner-object").EvaluationRunner>;
+  /** Workers Analytics Engine dataset of the request metrics (issue 43; docs/deploy.md); unbound: none written. */
+  METRICS?: AnalyticsEngineDataset;
   ENVIRONMENT?: string;
   /** Postgres connection string (Neon in production, the local bridge's target locally). */
   DATABASE_URL?: string;

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { Engine } from "../clients/engine";
 import type { Env } from "../env";
 import { TEST_DAILY_QUOTA } from "../limits/key-limits";
+import { errorText, logEvent } from "../observability/log";
 import { database } from "../stores/db";
 import { EvaluationQuota } from "../stores/evaluation-quota";
 import { redisAccess } from "../stores/redis";
@@ -42,7 +43,7 @@ export class EvaluationRunner extends DurableObject<Env> {
       next = await runSlice(this.runnerDeps(), accountId, memory);
     } catch (err) {
       // A store outage: try again soon (the cron tick is the safety net if this object is lost).
-      console.error(`evaluation runner ${accountId}: ${err instanceof Error ? err.message : err}`);
+      logEvent("error", "evaluation_runner_failed", { account_id: accountId, error: errorText(err) });
       memory.failures++;
       next = Date.now() + Math.min(60_000, 2_000 * 2 ** Math.min(memory.failures, 5));
     }
