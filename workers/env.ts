@@ -9,6 +9,8 @@ export interface Env {
   EVALUATIONS: DurableObjectNamespace<import("./evaluations/runner-object").EvaluationRunner>;
   /** Workers Analytics Engine dataset of the request metrics (issue 43; docs/deploy.md); unbound: none written. */
   METRICS?: AnalyticsEngineDataset;
+  /** R2: batch inputs and results (`batches/<id>/input|results/<chunk>.jsonl`). */
+  BATCHES: R2Bucket;
   ENVIRONMENT?: string;
   /** Postgres connection string (Neon in production, the local bridge's target locally). */
   DATABASE_URL?: string;

@@ -88,6 +88,7 @@ export function wranglerSettings(): {
   compatibilityFlags: string[];
   durableObjects: Record<string, { className: string; useSQLite: true }>;
   analyticsEngineDatasets: Record<string, { dataset: string }>;
+  r2Buckets: string[];
 } {
   const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
   const durableObjects: Record<string, { className: string; useSQLite: true }> = {};
@@ -102,6 +103,7 @@ export function wranglerSettings(): {
     const dataset = /^dataset\s*=\s*"([^"]+)"/m.exec(block)?.[1];
     if (name && dataset) analyticsEngineDatasets[name] = { dataset };
   }
+  const r2Buckets = [...toml.matchAll(/^\[\[r2_buckets\]\]\s*\nbinding\s*=\s*"([^"]+)"/gm)].map((m) => m[1]!);
   const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1] ?? "2026-04-01";
   const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1] ?? "";
   return {
@@ -109,6 +111,7 @@ export function wranglerSettings(): {
     compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
     durableObjects,
     analyticsEngineDatasets,
+    r2Buckets,
   };
 }
 
@@ -120,6 +123,8 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
     modules: [{ type: "ESModule", path: "index.js", contents: script }],
     ...wranglerSettings(),
     durableObjectsPersist: opts.persistDir ?? false,
+    // R2 (batch inputs and results) beside the Durable Objects, under the data folder.
+    r2Persist: opts.persistDir ? `${opts.persistDir}/r2` : false,
     bindings: opts.bindings,
     host: "127.0.0.1",
     port: opts.port ?? 0,
