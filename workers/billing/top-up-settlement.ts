@@ -14,6 +14,8 @@ import { creditMicroCents } from "./top-up-rules";
 export interface SettlementDeps {
   db: Database;
   ledger: (accountId: string) => Pick<Ledger, "credit">;
+  /** Called after a credit landed (batches paused for their balance resume). */
+  credited?: (accountId: string) => Promise<void>;
 }
 
 /** What a checkout event did to its top-up (for logs and tests). */
@@ -51,6 +53,7 @@ async function credit(
   if (intentId) await recordPaymentIntent(deps.db, row.id, intentId);
   await moveTopUp(deps.db, row.id, [...OPEN, "processing", "expired", "failed"], "paid");
   await fixBillingCurrency(deps.db, row.account_id, row.currency);
+  await deps.credited?.(row.account_id);
   return res.duplicate ? "already_credited" : "credited";
 }
 

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
+import { resumeAfterCredit } from "../../batches/resume";
 import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
 import { ApiError } from "../../errors";
 import { endpoint } from "../define";
@@ -47,6 +48,7 @@ export const creditLedger = endpoint(
       payment_id: b.payment_id,
       amount_micro_cents: b.amount_micro_cents as number,
     });
+    if (c.var.db.configured) await resumeAfterCredit(c.env, c.var.db, b.account_id);
     return c.json(
       { object: "ledger_credit" as const, duplicate: res.duplicate, balance_micro_cents: res.balance_after },
       200,

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import Stripe from "stripe";
+import { resumeAfterCredit } from "../../batches/resume";
 import { handleStripeEvent } from "../../billing/stripe-events";
 import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
 import { ApiError } from "../../errors";
@@ -42,7 +43,13 @@ export const stripeWebhook = endpoint(
       throw new ApiError("invalid_header", { param: "stripe-signature", message: "Bad Stripe signature." });
     }
     const outcome = await handleStripeEvent(
-      { db: c.var.db, ledger: c.var.ledger, email: c.var.email, stripe },
+      {
+        db: c.var.db,
+        ledger: c.var.ledger,
+        email: c.var.email,
+        stripe,
+        credited: (accountId) => resumeAfterCredit(c.env, c.var.db, accountId),
+      },
       event,
     );
     return c.json({ received: true as const, outcome }, 200);
