@@ -9,6 +9,8 @@ const workerSetup = ["./scripts/build-console.ts", ...globalSetup];
 
 export default defineConfig({
   test: {
+    // Every request writes a JSON request line (issue 43); the terminal keeps the other log lines.
+    onConsoleLog: (log) => (log.includes('"event":"request"') ? false : undefined),
     projects: [
       {
         // CI has 2 shared cores: property tests that take ~1 s idle can take several under load.

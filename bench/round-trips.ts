@@ -2,9 +2,11 @@
 // harness: counting HTTP proxies in front of the Upstash bridge and Neon's HTTP endpoint, and a counting
 // wrapper around the LEDGER binding in the bundle's entry (production code is not instrumented).
 //   npx tsx bench/round-trips.ts [worker-root]   (worker-root: a checkout whose workers/ is measured)
+
 import { writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ALIASES } from "../schema/models";
 import { startEdgeWorker } from "../scripts/stack/edge-worker";
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
   const neonHttp = await countingProxy(services.env.NEON_HTTP_ENDPOINT);
   const edge = await startEdgeWorker({
     entry: countingEntry(),
+    logFile: join(tmpdir(), "svc-bench-edge.jsonl"),
     bindings: {
       ...services.env,
       UPSTASH_REDIS_REST_URL: redis.url,

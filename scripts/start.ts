@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     console.log(
       `console: sign-in e-mails land in ${stack.console.emailUrl}/__inbox; identity provider ${stack.console.idpUrl ?? "(configured)"}\n`,
     );
+  console.log(`logs (one JSON object a line): ${dataDir}/logs/edge.jsonl, ${dataDir}/logs/gpu.jsonl\n`);
   console.log("Ctrl-C stops everything.");
 }
 

@@ -3,7 +3,8 @@
 // edge restarted (its Durable Objects' memory and alarms gone) mid-run. Checks: every item scored exactly once,
 // the stored metrics equal a recomputation from the stored answers, usage equals the sum of the items' tokens.
 // Run: npx tsx soak/evaluation.ts [items]   (prints a Markdown report for docs/reliability.md)
-import { cpus } from "node:os";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { type RunningWorker, startWorker } from "../gpu-worker/src/spawn-worker";
 import type { ScoreResponse } from "../schema/engine-protocol";
 import { type EdgeWorker, startEdgeWorker } from "../scripts/stack/edge-worker";
@@ -30,6 +31,7 @@ let gpu: RunningWorker = await startWorker({ GPU_SIGNING_SECRET: SECRET, SVC_THR
 const edgeFor = (gpuUrl: string) =>
   startEdgeWorker({
     bindings: { ...services.env, ENVIRONMENT: "local", GPU_SIGNING_SECRET: SECRET, GPU_POOL_URLS: gpuUrl },
+    logFile: join(tmpdir(), "svc-soak-evaluation-edge.jsonl"),
   });
 let edge: EdgeWorker = await edgeFor(gpu.url);
 note(`stack up (GPU worker ${gpu.url}, edge ${edge.url})`);

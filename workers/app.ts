@@ -4,6 +4,7 @@ import { envCheck } from "./middleware/env-check";
 import { errorHandler } from "./middleware/error-handler";
 import { publicCors } from "./middleware/public-cors";
 import { requestId } from "./middleware/request-id";
+import { requestLog } from "./middleware/request-log";
 import { routeNotFound } from "./middleware/routing";
 import { strictTransportSecurity } from "./middleware/strict-transport-security";
 import { rootRedirect } from "./pages/root-redirect";
@@ -52,7 +53,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
 
 /**
  * The edge application. Every request: `Strict-Transport-Security` on whatever it answers, request id (+
- * `x-client-request-id` check), the Worker's variables (checked once per env; a misconfigured Worker answers
+ * `x-client-request-id` check), one structured request line (and metrics point) once answered, the Worker's variables (checked once per env; a misconfigured Worker answers
  * 500), the services on the context, then the matched route's own auth (declared on the route: 401 → 403) and
  * handler. Unknown routes → 404, known paths with
  * another method → 405 with `allow` (both derived from the router), errors → one envelope.
@@ -61,6 +62,7 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", strictTransportSecurity());
   app.use("*", requestId());
+  app.use("*", requestLog());
   app.use("*", envCheck());
   app.use("*", provideServices(services));
   app.use("/v1/plans", publicCors());

@@ -7,6 +7,7 @@ import { httpEmailSender } from "./clients/email";
 import type { Env } from "./env";
 import { sweepEvaluations } from "./evaluations/sweep";
 import { ledgerStub } from "./ledger/stub";
+import { logEvent } from "./observability/log";
 import { database } from "./stores/db";
 import { pruneUsageEvents, repairRecentUsageRollups } from "./stores/usage-rollups";
 
@@ -35,7 +36,7 @@ export default {
       ctx.waitUntil(sweepRefundIntents(env, (accountId) => ledgerStub(env, accountId)));
       ctx.waitUntil(
         sweepConsoleData(env).catch((e) =>
-          console.error(`console sweep failed: ${e instanceof Error ? e.name : e}`),
+          logEvent("error", "console_sweep_failed", { error: e instanceof Error ? e.name : String(e) }),
         ),
       );
       if (env.DATABASE_URL) ctx.waitUntil(sweepEvaluations(env));

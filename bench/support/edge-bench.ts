@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type EdgeWorker, startEdgeWorker } from "../../scripts/stack/edge-worker";
 import { type Services, startServices } from "../../scripts/stack/services";
 import { bareWorker } from "./bare-worker";
@@ -36,6 +38,8 @@ export async function startEdgeBench(): Promise<EdgeBench> {
     async edge(opts = {}) {
       const worker = await startEdgeWorker({
         entry: opts.entry,
+        // One request line per request (issue 43): to a file, not the bench's terminal.
+        logFile: join(tmpdir(), "svc-bench-edge.jsonl"),
         bindings: { ...bindings, ...opts.bindings },
       });
       edges.push(worker);

@@ -9,6 +9,7 @@ import {
   signAdvert,
 } from "../../schema/gpu-registry";
 import { isAllowedWorkerUrl } from "../../schema/signing";
+import { errorText, logEvent } from "./log";
 
 /** What the worker is and carries at a heartbeat (null while not ready: nothing is announced). */
 export type AdvertState = () => Omit<GpuAdvert, "v" | "url" | "announced_at" | "expires_at"> | null;
@@ -100,12 +101,11 @@ export class Announcer {
     const beat = () =>
       this.announce().then(
         () => {
-          if (this.failing) console.log(`engine: announcing again in ${REGISTRY_KEY}`);
+          if (this.failing) logEvent("info", "announcing_again", { registry: REGISTRY_KEY });
           this.failing = false;
         },
         (err: unknown) => {
-          if (!this.failing)
-            console.error(`engine: announce failed (${err instanceof Error ? err.message : err}); retrying`);
+          if (!this.failing) logEvent("error", "announce_failed", { error: errorText(err), retrying: true });
           this.failing = true;
         },
       );

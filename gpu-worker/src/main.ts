@@ -4,6 +4,7 @@ import { loadCalibration } from "./calibration";
 import { catalogCalibrationPath } from "./calibration-pin";
 import { configFromEnv } from "./config";
 import { Engine } from "./engine";
+import { errorText, logEvent } from "./log";
 import { ModelFileError, verifyModelFile } from "./model-check";
 import { scorerGroups } from "./model-files";
 import { openScorer, type Scorer } from "./scorer";
@@ -41,9 +42,14 @@ async function main(): Promise<void> {
   // Unsigned ops routes for the kubelet and Prometheus: on their own port, which the gateway does not route.
   const opsPort = cfg.opsPort ?? (loopback ? undefined : DEFAULT_OPS_PORT);
   if (opsPort !== undefined) await new Promise<void>((r) => opsServer.listen(opsPort, cfg.host, r));
-  console.log(
-    `engine: listening on ${cfg.host}:${port} as ${origin}${opsPort !== undefined ? `, ops on ${opsPort}` : ""} (models ${cfg.modelVersions.join(", ")}, sha256 ${checks.map((c) => (c.cached ? "stamp" : "verified")).join(", ")})`,
-  );
+  logEvent("info", "listening", {
+    // spawn-worker.ts reads the port from this text.
+    message: `listening on ${cfg.host}:${port}`,
+    origin,
+    ops_port: opsPort ?? null,
+    models: cfg.modelVersions.join(","),
+    sha256: checks.map((c) => (c.cached ? "stamp" : "verified")).join(","),
+  });
 
   const t0 = performance.now();
   // One scorer per weights file; its versions share it (each with its own calibration and framing).
@@ -80,16 +86,24 @@ async function main(): Promise<void> {
     }));
   announcer?.start();
   const served = calibrations.map(([v, c]) => `${v}: calibration ${c.version}, framing ${c.framing}`);
-  console.log(
-    `engine: ready in ${Math.round(performance.now() - t0)} ms (numerics class ${scorer.numerics.id}, threads ${cfg.threads}, lanes ${cfg.lanes} × sequences ${cfg.sequences}; ${served.join("; ")})`,
-  );
+  logEvent("info", "ready", {
+    ready_ms: Math.round(performance.now() - t0),
+    numerics_class: scorer.numerics.id,
+    threads: cfg.threads,
+    lanes: cfg.lanes,
+    sequences: cfg.sequences,
+    served: served.join("; "),
+  });
   const unlisted = cfg.modelVersions.filter(
     (v) => !findModel(v)?.gpu?.numerics_classes.includes(scorer.numerics.id),
   );
   if (unlisted.length)
-    console.warn(
-      `engine: numerics class ${scorer.numerics.id} is not one the catalogue serves ${unlisted.join(", ")} on: this worker's answers differ from the recorded ones (scripts/ggml-cpu-pin.mjs pins CPU workers; docs/decisions.md)`,
-    );
+    logEvent("warn", "numerics_class_unlisted", {
+      numerics_class: scorer.numerics.id,
+      versions: unlisted.join(","),
+      message:
+        "this worker's answers differ from the recorded ones (scripts/ggml-cpu-pin.mjs pins CPU workers; docs/decisions.md)",
+    });
 
   // A deploy's SIGTERM: refuse new calls, let the ones in flight finish (their contexts are still there), then
   // free the models. Bounded, so a stuck call cannot hold a rollout.
@@ -108,6 +122,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`engine: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
+  logEvent("error", "refusing_to_start", { error: errorText(err) });
   process.exit(1);
 });

@@ -17,6 +17,7 @@ import { helperShare } from "./helper-share";
 import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-walk";
 import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
 import type { Priority } from "./lock";
+import { Histogram, type SchedulerStats } from "./metrics";
 import { type NumericsClass, numericsClassOf } from "./numerics";
 import { FA_TILE_ROWS, prefixReuseMeasuredOn, reusableTokens } from "./prefix-reuse";
 import { buildPromptTree, type PromptNode } from "./prompt-tree";
@@ -145,6 +146,8 @@ export interface Scorer {
   spreadRequests?(): number;
   /** Measured speed and queued work (the scheduler's view; see `openScorer`); absent on stand-ins. */
   load?(): ScorerLoad;
+  /** Queue waits by priority and each lane's busy time, for `/metrics`; absent on stand-ins. */
+  schedulerStats?(): SchedulerStats;
   close(): Promise<void>;
 }
 
@@ -412,8 +415,29 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
     const p = prepared as Plan;
     if (p.peakTokens > contextSize)
       throw new Error(`request needs ${p.peakTokens} tokens in one sequence; context holds ${contextSize}`);
-    return scheduler.run(p.costTokens, (seq, admission) => score(seq, p, admission), priority);
+    const queuedAt = performance.now();
+    return scheduler.run(
+      p.costTokens,
+      async (seq, admission) => {
+        const startedAt = performance.now();
+        queueWaitOf(priority).observe((startedAt - queuedAt) / 1000);
+        try {
+          return await score(seq, p, admission);
+        } finally {
+          laneBusySeconds[admission.lane.index] =
+            (laneBusySeconds[admission.lane.index] ?? 0) + (performance.now() - startedAt) / 1000;
+        }
+      },
+      priority,
+    );
   };
+  const queueWaits = new Map<string, Histogram>();
+  const queueWaitOf = (priority: Priority) => {
+    const h = queueWaits.get(priority) ?? new Histogram();
+    queueWaits.set(priority, h);
+    return h;
+  };
+  const laneBusySeconds: number[] = scheduler.lanes.map(() => 0);
   return {
     model,
     contextSize,
@@ -429,6 +453,15 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
         lanes,
       };
     },
+    schedulerStats: () => ({
+      numericsClass: numerics.id,
+      queueWait: queueWaits,
+      lanes: scheduler.lanes.map((l, i) => ({
+        sequences: l.sequences,
+        busySequences: l.sequences - l.pool.available(),
+        busySeconds: laneBusySeconds[i] ?? 0,
+      })),
+    }),
     keptTokens: () => keptTotal,
     spreadRequests: () => spreadTotal,
     rawScores: (state, questions, framing, priority) =>

@@ -9,6 +9,7 @@ import {
 } from "../../schema/signing";
 import { CancelledError, withCancellation } from "./cancel";
 import { type Engine, TooManyTokensError } from "./engine";
+import { errorText, logEvent } from "./log";
 import { Metrics } from "./metrics";
 import type { PreparedRequest, ScorerLoad } from "./scorer";
 
@@ -207,9 +208,9 @@ export function createWorkerServer(
     });
     try {
       const out = await withCancellation(cancel.signal, () => engine.score(parsed.data, prepared));
-      metrics.tokensEvaluated += out.meter.tokens_evaluated;
-      metrics.tokensReused += out.meter.tokens_reused;
-      metrics.request("ok", (performance.now() - started) / 1000);
+      const at = { version: parsed.data.model, numerics_class: numerics };
+      metrics.tokens(out.meter.tokens_evaluated, out.meter.tokens_reused, at);
+      metrics.request("ok", (performance.now() - started) / 1000, at);
       // The version's speed and queued work after this answer, in a header so the body stays byte-identical
       // across replays: the edge's next deadline and refusal use them.
       const load = engine.scorer.load?.();
@@ -249,6 +250,9 @@ export function createWorkerServer(
     } else if (route === "GET /metrics") {
       metrics.prefixTokensKept = sumOverScorers(getEngines(), (s) => s.keptTokens?.());
       metrics.requestsSpread = sumOverScorers(getEngines(), (s) => s.spreadRequests?.());
+      metrics.schedulers = [...new Set([...(getEngines()?.values() ?? [])].map((e) => e.scorer))].flatMap(
+        (s) => s.schedulerStats?.() ?? [],
+      );
       send(res, 200, metrics.render(), "text/plain; version=0.0.4");
     } else return false;
     return true;
@@ -270,7 +274,7 @@ export function createWorkerServer(
         return res.destroy();
       }
       const e = err instanceof HttpError ? err : new HttpError("internal", "internal error");
-      if (!(err instanceof HttpError)) console.error("engine: unhandled error", err);
+      if (!(err instanceof HttpError)) logEvent("error", "unhandled_error", { route, error: errorText(err) });
       if (route === "POST /v1/score") metrics.request(e.code);
       if (res.headersSent) return res.end();
       const out: EngineError = { error: e.code, message: e.message };

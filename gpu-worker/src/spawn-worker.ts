@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { signRequest } from "../../schema/signing";
@@ -14,20 +15,27 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** Spawns `main.ts` on a free port with `env`; `output()` is everything it has printed so far. */
-function spawnMain(env: Record<string, string>): { child: ChildProcess; output: () => string } {
+/**
+ * Spawns `main.ts` on a free port with `env`; `output()` is everything it has printed so far, also appended to
+ * `logFile` when given (`npm start`: `<data dir>/logs/gpu.jsonl`, one JSON object a line: gpu-worker/src/log.ts).
+ */
+function spawnMain(
+  env: Record<string, string>,
+  logFile?: string,
+): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "gpu-worker/src/main.ts")], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout?.on("data", (d) => {
+  if (logFile) mkdirSync(dirname(logFile), { recursive: true });
+  const take = (d: unknown) => {
     out += String(d);
-  });
-  child.stderr?.on("data", (d) => {
-    out += String(d);
-  });
+    if (logFile) appendFileSync(logFile, String(d));
+  };
+  child.stdout?.on("data", take);
+  child.stderr?.on("data", take);
   return { child, output: () => out };
 }
 
@@ -35,8 +43,12 @@ function spawnMain(env: Record<string, string>): { child: ChildProcess; output: 
  * Starts `gpu-worker/src/main.ts` as a child process on a free port (PORT=0) and resolves once `/readyz` is
  * 200. For tests, benchmarks and the local stack; the caller must `stop()` it.
  */
-export async function startWorker(env: Record<string, string>, timeoutMs = 120_000): Promise<RunningWorker> {
-  const { child, output } = spawnMain(env);
+export async function startWorker(
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+  opts: { logFile?: string } = {},
+): Promise<RunningWorker> {
+  const { child, output } = spawnMain(env, opts.logFile);
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +22,46 @@ export interface EdgeWorkerOptions {
   persistDir?: string;
   /** Entry module (default `workers/index.ts`). */
   entry?: string;
+  /**
+   * Appends every line the Worker logs to this file, one JSON object a line (`npm start`:
+   * `<data dir>/logs/edge.jsonl`); default `SVC_EDGE_LOG_FILE` (the test tiers' run log), else the terminal.
+   */
+  logFile?: string;
+}
+
+/** Event name of a line the Worker printed without `logEvent` (workerd's own, or a stray console call). */
+export const RUNTIME_OUTPUT_EVENT = "runtime_output";
+
+/**
+ * A Miniflare structured-log handler appending to `file`: the Worker's `logEvent` lines as they are, anything
+ * else wrapped as `runtime_output` with its level, so the file stays one JSON object a line.
+ */
+export function appendWorkerLogs(
+  file: string,
+): (log: { timestamp: number; level: string; message: string }) => void {
+  mkdirSync(dirname(file), { recursive: true });
+  return function appendWorkerLog({ timestamp, level, message }) {
+    const line = message.trimEnd();
+    const own = line.startsWith("{") && !line.includes("\n") && isJsonObject(line);
+    const out = own
+      ? line
+      : JSON.stringify({
+          level: level === "log" ? "info" : level,
+          event: RUNTIME_OUTPUT_EVENT,
+          at: new Date(timestamp).toISOString(),
+          message: line,
+        });
+    appendFileSync(file, `${out}\n`);
+  };
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }
 
 /** esbuild-bundles the Worker the way wrangler does (ESM, workerd conditions, node: builtins left to nodejs_compat). */
@@ -47,6 +87,7 @@ export function wranglerSettings(): {
   compatibilityDate: string;
   compatibilityFlags: string[];
   durableObjects: Record<string, { className: string; useSQLite: true }>;
+  analyticsEngineDatasets: Record<string, { dataset: string }>;
   r2Buckets: string[];
 } {
   const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
@@ -56,6 +97,12 @@ export function wranglerSettings(): {
     const className = /^class_name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
     if (name && className) durableObjects[name] = { className, useSQLite: true };
   }
+  const analyticsEngineDatasets: Record<string, { dataset: string }> = {};
+  for (const block of toml.split(/^\[\[analytics_engine_datasets\]\]\s*$/m).slice(1)) {
+    const name = /^binding\s*=\s*"([^"]+)"/m.exec(block)?.[1];
+    const dataset = /^dataset\s*=\s*"([^"]+)"/m.exec(block)?.[1];
+    if (name && dataset) analyticsEngineDatasets[name] = { dataset };
+  }
   const r2Buckets = [...toml.matchAll(/^\[\[r2_buckets\]\]\s*\nbinding\s*=\s*"([^"]+)"/gm)].map((m) => m[1]!);
   const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1] ?? "2026-04-01";
   const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1] ?? "";
@@ -63,6 +110,7 @@ export function wranglerSettings(): {
     compatibilityDate: date,
     compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
     durableObjects,
+    analyticsEngineDatasets,
     r2Buckets,
   };
 }
@@ -70,6 +118,7 @@ export function wranglerSettings(): {
 /** Bundles and starts the Worker on 127.0.0.1. */
 export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWorker> {
   const script = await bundleWorker(opts.entry);
+  const logFile = opts.logFile ?? process.env.SVC_EDGE_LOG_FILE;
   const mf = new Miniflare({
     modules: [{ type: "ESModule", path: "index.js", contents: script }],
     ...wranglerSettings(),
@@ -79,6 +128,7 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
     bindings: opts.bindings,
     host: "127.0.0.1",
     port: opts.port ?? 0,
+    ...(logFile && { handleStructuredLogs: appendWorkerLogs(logFile) }),
   });
   const url = (await mf.ready).toString().replace(/\/$/, "");
   return { url, stop: () => mf.dispose() };

@@ -19,7 +19,10 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DEFAULT_READY_TIMEOUT_MS = 120_000;
 
 export interface StackOptions {
-  /** Where data lives across restarts (`.local` for `npm start`); omit for an all-in-memory, throw-away stack. */
+  /**
+   * Where data lives across restarts (`.local` for `npm start`); omit for an all-in-memory, throw-away stack.
+   * Logs are appended to `logs/edge.jsonl` (the Worker) and `logs/gpu.jsonl` (the GPU worker) in it.
+   */
   dataDir?: string;
   /** Worker port (default: a free port). */
   port?: number;
@@ -104,6 +107,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ? startWorker(
           { ...opts.gpuEnv, GPU_SIGNING_SECRET: gpuSecret, PORT: String(gpuPort) },
           readyTimeoutMs,
+          { logFile: dataDir && join(dataDir, "logs", "gpu.jsonl") },
         ).then(
           (worker) => {
             stops.push(worker.stop);
@@ -161,6 +165,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       port: opts.port,
       persistDir: dataDir && join(dataDir, "do"),
       entry: opts.entry,
+      logFile: dataDir && join(dataDir, "logs", "edge.jsonl"),
     });
     stops.push(worker.stop);
     stripe.connect(worker.url);

@@ -23,6 +23,8 @@ export interface EdgeOptions {
   fallbackUrl?: string;
   /** More Worker bindings (e.g. the console's fakes). */
   bindings?: Record<string, string>;
+  /** Where the Worker's log lines go (default: the run's log, SVC_EDGE_LOG_FILE). */
+  logFile?: string;
 }
 
 /** Starts the Worker bound to the test stack. */
@@ -46,7 +48,7 @@ export async function startEdge(opts: EdgeOptions = {}): Promise<EdgeWorker> {
     bindings.FALLBACK_DEPLOYMENT = "gpt-4o-eu";
     bindings.FALLBACK_API_KEY = "fake-fallback-key";
   }
-  return startEdgeWorker({ bindings });
+  return startEdgeWorker({ bindings, ...(opts.logFile && { logFile: opts.logFile }) });
 }
 
 /** A fresh account with one key per option (default: one live key with every scope). */

@@ -3,6 +3,7 @@ import { canonicalJson } from "../../schema/canonical-json";
 import type { JsonValue } from "../../schema/json";
 import { inBackground } from "../middleware/background";
 import type { AppEnv } from "../middleware/context";
+import { logEvent } from "../observability/log";
 import { insertContentLog } from "../stores/content-logs";
 import type { KeyRecord } from "../stores/keys";
 
@@ -25,6 +26,8 @@ export function logContentInBackground(
     request: canonicalJson(body),
     decision: decisionJson,
     retentionDays: days,
-  }).catch((err) => console.error(`content log not written: ${err instanceof Error ? err.name : "error"}`));
+  }).catch((err) =>
+    logEvent("error", "content_log_not_written", { error: err instanceof Error ? err.name : "error" }),
+  );
   inBackground(c, write);
 }

@@ -1,6 +1,7 @@
 import { constantTimeEqual } from "../../schema/constant-time";
 import { EmailUnavailableError } from "../clients/email";
 import { ApiError } from "../errors";
+import { logEvent } from "../observability/log";
 import type { Services } from "../services";
 import { type AccountRow, findOrCreateAccountByEmail } from "../stores/accounts";
 import { type CodeTries, consumeSignInCode, countCodeTry, putSignInCode } from "../stores/sign-in-codes";
@@ -37,7 +38,7 @@ export async function sendSignInCode(
     });
   } catch (err) {
     if (!(err instanceof EmailUnavailableError)) throw err;
-    console.error(`sign-in e-mail not sent: ${err.message}`);
+    logEvent("error", "sign_in_email_not_sent", { error: err.message });
     throw new ApiError("maintenance", { message: "E-mail is temporarily unavailable." });
   }
   return expiresAt;

@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { logEvent } from "../observability/log";
 import { deleteExpiredContentLogs } from "../stores/content-logs";
 import { database } from "../stores/db";
 import { deleteExpiredSessions } from "../stores/sessions";
@@ -17,5 +18,5 @@ export async function sweepConsoleData(env: Env): Promise<void> {
     deleteExpiredSignInCodes(db),
   ]);
   if (logs || sessions || codes)
-    console.log(`console sweep: content_logs=${logs} sessions=${sessions} sign_in_codes=${codes}`);
+    logEvent("info", "console_sweep", { content_logs: logs, sessions, sign_in_codes: codes });
 }

@@ -1,4 +1,5 @@
 import { ApiError } from "../errors";
+import { logEvent } from "../observability/log";
 
 /**
  * Runs a console store or provider call; an outage (anything but an ApiError) becomes 503 `maintenance` —
@@ -9,7 +10,10 @@ export async function orMaintenance<T>(what: string, run: () => Promise<T>): Pro
     return await run();
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    console.error(`console dependency unavailable: ${what} ${err instanceof Error ? err.name : "error"}`);
+    logEvent("error", "console_dependency_unavailable", {
+      what,
+      error: err instanceof Error ? err.name : "error",
+    });
     throw new ApiError("maintenance", { message: "The console is temporarily unavailable." });
   }
 }

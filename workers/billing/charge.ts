@@ -1,5 +1,6 @@
 import type { TokenCounts, Usage } from "../../schema/decide";
 import { ApiError } from "../errors";
+import { errorText, logEvent } from "../observability/log";
 import type { Services } from "../services";
 import { UNIT_PRICE_MICRO_CENTS } from "./pricing";
 
@@ -39,14 +40,14 @@ export async function takeCharge(
       test: false,
     });
   } catch (err) {
-    console.error(`ledger unreachable request_id=${requestId}: ${err instanceof Error ? err.message : err}`);
+    logEvent("error", "ledger_unreachable", { request_id: requestId, error: errorText(err) });
     // The debit may have landed before the connection broke; the refund is a no-op when it did not, and is
     // left to the ledger's next alarm (a Postgres intent) when the ledger cannot take it now.
     await ledger
       .refund(requestId)
       .catch(() => services.refundIntents.record(accountId, requestId))
       .catch((e) =>
-        console.error(`REFUND FAILED request_id=${requestId}: ${e instanceof Error ? e.message : e}`),
+        logEvent("error", "refund_failed", { alert: true, request_id: requestId, error: errorText(e) }),
       );
     throw new ApiError("billing_unavailable", {
       message: "Billing is temporarily unavailable.",
@@ -77,9 +78,7 @@ export async function takeCharge(
         .refund(requestId)
         .catch(() => ledger.refund(requestId))
         .catch(async (err) => {
-          console.error(
-            `ledger refund deferred request_id=${requestId}: ${err instanceof Error ? err.message : err}`,
-          );
+          logEvent("warn", "refund_deferred", { request_id: requestId, error: errorText(err) });
           await services.refundIntents.record(accountId, requestId);
         })
         .then(() => undefined);

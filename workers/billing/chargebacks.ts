@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
 import type { Ledger } from "../ledger/stub";
+import { logEvent } from "../observability/log";
 import { setAccountStatus } from "../stores/accounts";
 import type { Database } from "../stores/db";
 import { topUpByPaymentIntent } from "../stores/top-ups";
@@ -48,7 +49,7 @@ export async function chargebackEvent(
   });
   if (res.taken > 0 && res.balance_after < 0) {
     await setAccountStatus(deps.db, row.account_id, "suspended");
-    console.error(`account suspended: chargeback left a negative balance account_id=${row.account_id}`);
+    logEvent("error", "account_suspended_by_chargeback", { alert: true, account_id: row.account_id });
     return "suspended";
   }
   return res.duplicate ? "already_charged_back" : "charged_back";

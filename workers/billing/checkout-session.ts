@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
 import { ApiError } from "../errors";
+import { logEvent } from "../observability/log";
 
 /** The console's answer for a checkout (spec: Checkout session). */
 export interface CheckoutAnswer {
@@ -49,7 +50,7 @@ export const isoFromUnix = (seconds: number): string => new Date(seconds * 1000)
 
 /** A failed Stripe call as the console answers it: 503 `maintenance`, the caller may retry. */
 export function stripeUnavailable(error: unknown): ApiError {
-  console.error("stripe call failed", error instanceof Error ? error.name : "unknown");
+  logEvent("error", "stripe_call_failed", { error: error instanceof Error ? error.name : "unknown" });
   return new ApiError("maintenance", {
     message: "The payment provider is unavailable; nothing was charged.",
   });

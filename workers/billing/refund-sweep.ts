@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import type { Ledger } from "../ledger/stub";
+import { errorText, logEvent } from "../observability/log";
 import { accountsWithStaleIntents } from "../stores/refund-intents";
 
 /** Intents younger than this are left to the request path and the ledger's own alarm. */
@@ -18,9 +19,7 @@ export async function sweepRefundIntents(env: Env, ledger: (accountId: string) =
     try {
       applied += await ledger(accountId).applyRefundIntents(accountId);
     } catch (err) {
-      console.error(
-        `refund sweep failed account_id=${accountId}: ${err instanceof Error ? err.message : err}`,
-      );
+      logEvent("error", "refund_sweep_failed", { account_id: accountId, error: errorText(err) });
     }
   }
   return applied;

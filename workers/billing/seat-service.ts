@@ -1,5 +1,6 @@
 import { findPlan, PLANS } from "../../schema/plans";
 import type { EmailSender } from "../clients/email";
+import { logEvent } from "../observability/log";
 import { getAccount } from "../stores/accounts";
 import type { Database } from "../stores/db";
 import { type HoldKind, INVITATION_TTL_SECONDS, inviteNext, releaseSeat } from "../stores/seats";
@@ -26,9 +27,10 @@ async function tellInvited(deps: InviteDeps, accountId: string, planId: string):
       text: `A seat on the ${plan?.name ?? planId} plan you waited for is held for you for ${INVITATION_TTL_SECONDS / 3600} hours. Subscribe from the console's billing page to take it.`,
     })
     .catch((err) =>
-      console.error(
-        `invitation e-mail not sent account_id=${accountId}: ${err instanceof Error ? err.name : err}`,
-      ),
+      logEvent("error", "invitation_email_not_sent", {
+        account_id: accountId,
+        error: err instanceof Error ? err.name : String(err),
+      }),
     );
 }
 

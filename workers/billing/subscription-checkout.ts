@@ -3,6 +3,7 @@ import { type Currency, currencyForCountry } from "../../schema/currencies";
 import { findPlan, type PlanTerms } from "../../schema/plans";
 import type { EmailSender } from "../clients/email";
 import { ApiError } from "../errors";
+import { logEvent } from "../observability/log";
 import type { Database } from "../stores/db";
 import { claimCheckoutSeat, tagCheckoutHold } from "../stores/seats";
 import { billingCurrency } from "../stores/top-ups";
@@ -47,7 +48,9 @@ async function expireReplaced(stripe: Stripe, refs: (string | null)[]): Promise<
   for (const ref of refs) {
     if (!ref) continue;
     await stripe.checkout.sessions.expire(ref).catch((error) => {
-      console.error("replaced checkout not expired", error instanceof Error ? error.name : "unknown");
+      logEvent("warn", "replaced_checkout_not_expired", {
+        error: error instanceof Error ? error.name : "unknown",
+      });
     });
   }
 }

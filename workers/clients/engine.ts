@@ -2,8 +2,9 @@ import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
 import type { ModelVersion } from "../../schema/models";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { errorText, logEvent } from "../observability/log";
 import { type FallbackConfig, FallbackError, fallbackScore } from "./fallback";
-import { GpuPool, GpuPoolError, poolUrls } from "./gpu-pool";
+import { GpuPool, GpuPoolError, type GpuTrace, poolUrls } from "./gpu-pool";
 import { poolSource } from "./gpu-registry";
 
 export interface Dispatched {
@@ -22,6 +23,8 @@ export interface DispatchOptions {
   numericsClass?: string;
   /** Ends the call early (the client went away, or its leases could not be renewed): 503, nothing tried after. */
   signal?: AbortSignal;
+  /** Filled with the GPU attempts and their time (the request log), whether the call succeeds or not. */
+  trace?: GpuTrace;
 }
 
 /**
@@ -96,12 +99,13 @@ export class Engine {
         deadlineAt,
         tokens: opts.tokens,
         ...(opts.signal && { signal: opts.signal }),
+        ...(opts.trace && { trace: opts.trace }),
       });
       return { served_by: "gpu", result, numerics_class: numerics_class ?? null };
     } catch (err) {
       if (!(err instanceof GpuPoolError)) throw err;
       if (err.reason === "fault") {
-        console.error(`gpu fault request_id=${req.request_id}: ${err.message}`);
+        logEvent("error", "gpu_fault", { request_id: req.request_id, error: err.message });
         throw new ApiError("internal_error", { message: "Internal server error." });
       }
       if (err.reason === "cancelled") throw cancelledCall(opts.signal);
@@ -121,9 +125,7 @@ export class Engine {
       const result = await fallbackScore({ ...this.fallback, timeoutMs }, { ...req, model: fb.id }, fb);
       return { served_by: "fallback", result };
     } catch (err) {
-      console.error(
-        `fallback failed request_id=${req.request_id}: ${err instanceof Error ? err.message : err}`,
-      );
+      logEvent("error", "fallback_failed", { request_id: req.request_id, error: errorText(err) });
       if (err instanceof FallbackError || err instanceof Error)
         throw new ApiError("upstream_unavailable", {
           message: "Neither the GPU pool nor the fallback could answer.",

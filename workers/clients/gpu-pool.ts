@@ -7,6 +7,7 @@ import {
   TIMESTAMP_HEADER,
   verifyAnswer,
 } from "../../schema/signing";
+import { logEvent } from "../observability/log";
 import { type PoolMember, type PoolSource, staticSource } from "./gpu-registry";
 
 /** Why the pool could not answer: nobody could take it (capacity) or a worker answered wrongly (fault). */
@@ -94,6 +95,14 @@ interface WorkerState {
 export interface Placement {
   model: string;
   numericsClass?: string;
+}
+
+/** What a call spent on GPU workers, summed over its attempts (the request log's `gpu_ms`, `gpu_attempts`). */
+export interface GpuTrace {
+  /** Calls sent to a worker's `/v1/score` (each worker tried counts once). */
+  attempts: number;
+  /** Wall time of those calls, in ms. */
+  ms: number;
 }
 
 export interface GpuPoolOptions {
@@ -184,7 +193,7 @@ export class GpuPool {
       res.headers.get(TIMESTAMP_HEADER),
       res.headers.get(SIGNATURE_HEADER),
     );
-    if (!verdict.ok) console.error(`gpu worker ${w.url}: answer refused (signature ${verdict.reason})`);
+    if (!verdict.ok) logEvent("error", "gpu_answer_refused", { worker: w.url, signature: verdict.reason });
     return verdict.ok;
   }
 
@@ -248,10 +257,19 @@ export class GpuPool {
    */
   async score(
     req: ScoreRequest,
-    budget: { timeoutMs?: number; deadlineAt?: number; tokens?: number; signal?: AbortSignal } = {},
+    budget: {
+      timeoutMs?: number;
+      deadlineAt?: number;
+      tokens?: number;
+      signal?: AbortSignal;
+      trace?: GpuTrace;
+    } = {},
   ): Promise<ScoreResponse> {
     const workers = await this.workers();
-    if (workers.length === 0) throw new GpuPoolError("no_capacity", "no GPU workers configured");
+    if (workers.length === 0) {
+      logEvent("warn", "pool_empty", { request_id: req.request_id, model: req.model });
+      throw new GpuPoolError("no_capacity", "no GPU workers configured");
+    }
     const order = workers.sort(
       (a, b) => a.downUntil - b.downUntil || a.inflight - b.inflight || a.announcedLoad - b.announcedLoad,
     );
@@ -298,6 +316,8 @@ export class GpuPool {
         }
       }
       w.inflight++;
+      const sentAt = Date.now();
+      if (budget.trace) budget.trace.attempts++;
       try {
         const headers = await signRequest(this.secret, {
           method: "POST",
@@ -332,7 +352,7 @@ export class GpuPool {
         const code = err.success ? err.data.error : `http_${res.status}`;
         // A worker whose context cannot hold this request is a capacity problem, never the caller's 500.
         if (code === "too_many_tokens")
-          console.error(`gpu worker ${w.url} cannot hold request ${req.request_id}`);
+          logEvent("error", "gpu_context_too_small", { worker: w.url, request_id: req.request_id });
         if (code === "model_not_served") {
           // Not a failure of the worker: it serves other versions or another class (redeployed?). Ask anew.
           lastReason = code;
@@ -356,6 +376,7 @@ export class GpuPool {
         w.downUntil = Date.now() + this.backoffMs;
       } finally {
         w.inflight--;
+        if (budget.trace) budget.trace.ms += Date.now() - sentAt;
       }
     }
     throw new GpuPoolError(

@@ -2,6 +2,7 @@ import { Redis } from "@upstash/redis";
 import { type GpuAdvert, REGISTRY_KEY, registryEntries, verifyAdvert } from "../../schema/gpu-registry";
 import { isAllowedWorkerUrl } from "../../schema/signing";
 import type { Env } from "../env";
+import { errorText, logEvent } from "../observability/log";
 
 /** A worker the pool may route to: its base URL and, from the registry, its advert and when it lapses. */
 export interface PoolMember {
@@ -22,7 +23,8 @@ export interface PoolSource {
  */
 export function staticSource(urls: readonly string[]): PoolSource {
   const refused = urls.filter((u) => !isAllowedWorkerUrl(u));
-  if (refused.length) console.error(`GPU_POOL_URLS: ${refused.length} entry(ies) not https ignored`);
+  if (refused.length)
+    logEvent("error", "gpu_pool_urls_refused", { count: refused.length, reason: "not https" });
   const members = urls.filter(isAllowedWorkerUrl).map((u) => ({ url: u.replace(/\/+$/, "") }));
   return { members: () => members };
 }
@@ -103,7 +105,7 @@ export class GpuRegistry implements PoolSource {
     if (this.refreshing && startedAt - this.refreshing.startedAt < this.readTimeoutMs)
       return this.refreshing.done;
     const done = this.load().catch((err: unknown) => {
-      console.error(`gpu registry: read failed (${err instanceof Error ? err.message : err})`);
+      logEvent("error", "gpu_registry_read_failed", { error: errorText(err) });
       this.cache = { at: this.now() - this.refreshMs + RETRY_MS, adverts: this.cache?.adverts ?? [] };
     });
     this.refreshing = { startedAt, done };
@@ -123,7 +125,7 @@ export class GpuRegistry implements PoolSource {
     const entries = registryEntries(raw);
     const adverts = await Promise.all(entries.map(([field, v]) => verifyAdvert(this.secret, field, v)));
     const bad = adverts.filter((a) => a === null).length;
-    if (bad) console.error(`gpu registry: ${bad} advert(s) with a bad signature or shape ignored`);
+    if (bad) logEvent("error", "gpu_adverts_refused", { count: bad, reason: "bad signature or shape" });
     this.cache = { at: this.now(), adverts: adverts.filter((a): a is GpuAdvert => a !== null) };
   }
 }

@@ -11,6 +11,7 @@ import {
   TEST_DAILY_QUOTA,
   waitSeconds,
 } from "../limits/key-limits";
+import { logEvent } from "../observability/log";
 import type { AdmissionStore, LeaveInput } from "../stores/admission";
 import type { IdempotencyRecord, OriginalResult } from "../stores/idempotency";
 import type { AdmitInput } from "../stores/rate-limits";
@@ -90,7 +91,7 @@ export async function enterCall(
     out = await store.enter(admit, record);
   } catch (err) {
     if (!(err instanceof StoreUnavailableError)) throw err;
-    console.error(`rate limiter unreachable request_id=${requestId}`);
+    logEvent("error", "rate_limiter_unreachable", { request_id: requestId });
     if (record || subject.mode === "test") throw new ApiError("billing_unavailable");
     const unlimited = async () => {};
     return {

@@ -1,3 +1,4 @@
+import { errorText, logEvent } from "../observability/log";
 import { RUNNING_LEASE_MS } from "../stores/idempotency";
 import type { Ticket } from "./admission";
 
@@ -44,7 +45,7 @@ export function holdCall(
         clearTimeout(lapse);
         lapse = setTimeout(() => end("lease_lost"), heldForMs - (Date.now() - at));
       },
-      (err: unknown) => console.error(`lease not renewed: ${err instanceof Error ? err.message : err}`),
+      (err: unknown) => logEvent("error", "lease_not_renewed", { error: errorText(err) }),
     );
   }, everyMs);
   const onClientGone = () => end("client_gone");

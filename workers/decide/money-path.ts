@@ -4,8 +4,10 @@ import type { ScoreRequest } from "../../schema/engine-protocol";
 import type { JsonValue } from "../../schema/json";
 import { type Charge, takeCharge } from "../billing/charge";
 import { type AnswerCalibrations, calibrateAnswers } from "../calibrations/lookup";
+import type { GpuTrace } from "../clients/gpu-pool";
 import { ApiError } from "../errors";
 import { type MoneySubject, type RateLimitState, subjectOf } from "../limits/key-limits";
+import { errorText, logEvent } from "../observability/log";
 import type { Services } from "../services";
 import type { OriginalResult } from "../stores/idempotency";
 import type { KeyRecord } from "../stores/keys";
@@ -37,6 +39,8 @@ export interface MoneyPathDeps
   onRateLimit(state: RateLimitState): void;
   /** The client's connection (workerd's request.signal): aborted when it goes away, which cancels dispatch. */
   clientSignal?: AbortSignal;
+  /** Filled with the GPU attempts and their time, for the request line. */
+  gpuTrace?: GpuTrace;
 }
 
 /** A served call: the Decision's parts, and whether it replays a completed original. */
@@ -81,13 +85,12 @@ export async function runMoneyPath(
       throw err;
     }
     if (kept) {
-      await ticket
-        .leave({ kind: "replayed", result: kept })
-        .catch((e) =>
-          console.error(
-            `replayed record not written request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`,
-          ),
-        );
+      await ticket.leave({ kind: "replayed", result: kept }).catch((e) =>
+        logEvent("error", "replayed_record_not_written", {
+          request_id: deps.requestId,
+          error: errorText(e),
+        }),
+      );
       return replay(deps, input, subject, kept, event);
     }
   }
@@ -102,6 +105,7 @@ export async function runMoneyPath(
         fallback: subject.mode === "live" ? input.resolved.fallback : null,
         tokens: input.tokens.input_tokens,
         signal: hold.signal,
+        ...(deps.gpuTrace && { trace: deps.gpuTrace }),
       })
       .finally(hold.release);
     const { answers, used } = calibrateAnswers(input.engineRequest.questions, out, input.calibrations);
@@ -159,9 +163,7 @@ async function settleLapsedOwners(
     const settled = await deps.ledger(accountId).settleLapsed(owners);
     return settled.completion ? (JSON.parse(settled.completion) as OriginalResult) : null;
   } catch (err) {
-    console.error(
-      `lapsed owners not settled request_id=${owners.join(",")}: ${err instanceof Error ? err.message : err}`,
-    );
+    logEvent("error", "lapsed_owners_not_settled", { request_ids: owners.join(","), error: errorText(err) });
     throw new ApiError("billing_unavailable");
   }
 }
@@ -174,14 +176,16 @@ async function complete(deps: MoneyPathDeps, ticket: Ticket, original: OriginalR
   try {
     await ticket.leave({ kind: "completed", result: original });
   } catch (err) {
-    console.error(
-      `completion not written to redis request_id=${deps.requestId}: ${err instanceof Error ? err.message : err}`,
-    );
+    logEvent("error", "completion_not_written", { request_id: deps.requestId, error: errorText(err) });
     await deps
       .ledger(deps.key.accountId)
       .keepCompletion(deps.requestId, JSON.stringify(original))
       .catch((e) =>
-        console.error(`COMPLETION LOST request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`),
+        logEvent("error", "completion_lost", {
+          alert: true,
+          request_id: deps.requestId,
+          error: errorText(e),
+        }),
       );
   }
 }
@@ -203,14 +207,12 @@ async function undo(
     await charge
       ?.refund()
       .catch((e) =>
-        console.error(`REFUND FAILED request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`),
+        logEvent("error", "refund_failed", { alert: true, request_id: deps.requestId, error: errorText(e) }),
       );
   await ticket
     .leave(status >= 500 ? { kind: "failed", owed } : { kind: "refused" })
     .catch((e) =>
-      console.error(
-        `admission not released request_id=${deps.requestId}: ${e instanceof Error ? e.message : e}`,
-      ),
+      logEvent("error", "admission_not_released", { request_id: deps.requestId, error: errorText(e) }),
     );
   if (ticket.state) deps.onRateLimit(ticket.state);
 }

@@ -14,7 +14,7 @@ import type { MoneyPathDeps, MoneyPathInput } from "./money-path";
  * `no_capacity`); a fallback original runs the normal path again.
  */
 export async function replayDecision(
-  deps: Pick<MoneyPathDeps, "engine" | "calibrations">,
+  deps: Pick<MoneyPathDeps, "engine" | "calibrations" | "gpuTrace">,
   input: MoneyPathInput,
   subject: MoneySubject,
   original: OriginalResult,
@@ -39,6 +39,7 @@ export async function replayDecision(
         fallback: !gpuOriginal && subject.mode === "live" ? input.resolved.fallback : null,
         tokens: input.tokens.input_tokens,
         ...(gpuOriginal && original.numerics_class && { numericsClass: original.numerics_class }),
+        ...(deps.gpuTrace && { trace: deps.gpuTrace }),
       },
     );
   } catch (err) {

@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { errorText, logEvent } from "../observability/log";
 
 /** The runner of an account. */
 export function evaluationRunner(env: Pick<Env, "EVALUATIONS">, accountId: string) {
@@ -10,6 +11,6 @@ export async function kickRunner(env: Pick<Env, "EVALUATIONS">, accountId: strin
   try {
     await evaluationRunner(env, accountId).kick(accountId);
   } catch (err) {
-    console.error(`evaluation runner not kicked ${accountId}: ${err instanceof Error ? err.message : err}`);
+    logEvent("error", "evaluation_runner_not_kicked", { account_id: accountId, error: errorText(err) });
   }
 }

@@ -3,6 +3,7 @@ import type { ScoreResponse } from "../../schema/engine-protocol";
 import type { Dispatched, DispatchOptions } from "../clients/engine";
 import { validateDecideRequest } from "../decide/validate";
 import { ApiError } from "../errors";
+import { errorText, logEvent } from "../observability/log";
 import type { Database, DbEnv } from "../stores/db";
 import type { EvaluationQuota, QuotaTaken } from "../stores/evaluation-quota";
 import {
@@ -205,9 +206,10 @@ export async function runSlice(
       memory.failures++;
       memory.faults = failed.some((o) => o.kind === "retry" && o.fault) ? memory.faults + 1 : 0;
       const first = failed[0] as Extract<Outcome, { kind: "retry" }>;
-      console.error(
-        `evaluation ${e.id}: item not scored (${first.error instanceof ApiError ? first.error.code : String(first.error)})`,
-      );
+      logEvent("error", "evaluation_item_not_scored", {
+        evaluation_id: e.id,
+        error: first.error instanceof ApiError ? first.error.code : errorText(first.error),
+      });
       if (memory.faults >= MAX_FAULTS) {
         await markFailed(deps.db, e.id, "internal_error", "The engine failed on an item repeatedly.");
         memory.failures = 0;

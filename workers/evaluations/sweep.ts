@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { logEvent } from "../observability/log";
 import { database } from "../stores/db";
 import { accountsWithActiveEvaluations, deleteExpiredEvaluations } from "../stores/evaluations";
 import { kickRunner } from "./kick";
@@ -11,9 +12,9 @@ export async function sweepEvaluations(env: Env): Promise<void> {
   const db = database(env);
   try {
     const deleted = await deleteExpiredEvaluations(db);
-    if (deleted > 0) console.log(`evaluations past retention deleted: ${deleted}`);
+    if (deleted > 0) logEvent("info", "evaluations_deleted", { deleted });
     for (const accountId of await accountsWithActiveEvaluations(db)) await kickRunner(env, accountId);
   } catch (err) {
-    console.error(`evaluation sweep failed: ${err instanceof Error ? err.name : err}`);
+    logEvent("error", "evaluation_sweep_failed", { error: err instanceof Error ? err.name : String(err) });
   }
 }

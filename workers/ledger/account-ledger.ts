@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { monthOf, weekOf } from "../../schema/periods";
 import { nextTierAt, tierFor } from "../billing/pricing";
 import type { Env } from "../env";
+import { errorText, logEvent } from "../observability/log";
 import { flushJournal } from "../stores/ledger-journal";
 import { clearRefundIntents, pendingRefundIntents } from "../stores/refund-intents";
 import type {
@@ -424,7 +425,7 @@ export class AccountLedger extends DurableObject<Env> {
       await this.applyRefundIntents();
       await this.flush();
     } catch (err) {
-      console.error("ledger flush failed; retrying", err instanceof Error ? err.message : err);
+      logEvent("error", "ledger_flush_failed", { retrying: true, error: errorText(err) });
       await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
     }
   }

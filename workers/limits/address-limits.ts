@@ -1,4 +1,5 @@
 import { ApiError } from "../errors";
+import { logEvent } from "../observability/log";
 import type { RedisAccess } from "../stores/redis";
 import { takeFromWindow, type WindowLimit } from "../stores/sliding-window";
 import { waitSeconds } from "./sign-in-limits";
@@ -23,7 +24,7 @@ export class AddressLimiter {
     try {
       out = await takeFromWindow(this.redis, PLAN_LIST_PER_ADDRESS, address);
     } catch {
-      console.error("plan list limiter unreachable; serving without it");
+      logEvent("error", "plan_list_limiter_unreachable", { served_without_limit: true });
       return;
     }
     if (!out.success)

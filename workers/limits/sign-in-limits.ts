@@ -1,4 +1,5 @@
 import { ApiError } from "../errors";
+import { logEvent } from "../observability/log";
 import { type BackoffLimit, giveBackBackoffTry, takeBackoffTry } from "../stores/backoff-window";
 import type { RedisAccess } from "../stores/redis";
 import { takeFromWindow, type WindowLimit } from "../stores/sliding-window";
@@ -82,9 +83,11 @@ export class SignInLimiter {
     const retryAfter = waitSeconds(budget.resetAt, this.emailBudget.windowSeconds);
     if (Date.now() - this.alertedAt >= 60_000) {
       this.alertedAt = Date.now();
-      console.error(
-        `ALERT sign-in e-mail budget used up: ${this.emailBudget.limit} an hour; codes refused for ${retryAfter} s`,
-      );
+      logEvent("error", "sign_in_email_budget_used_up", {
+        alert: true,
+        limit_per_hour: this.emailBudget.limit,
+        retry_after_s: retryAfter,
+      });
     }
     throw new ApiError("sign_in_emails_per_hour", {
       retryAfter,

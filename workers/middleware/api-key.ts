@@ -4,6 +4,7 @@ import type { Scope } from "../../schema/scopes";
 import { ApiError } from "../errors";
 import { publishRateLimit, stampRateLimitHeaders } from "../limits/headers";
 import { subjectOf } from "../limits/key-limits";
+import { logEvent } from "../observability/log";
 import type { KeyRecord } from "../stores/keys";
 import type { AppEnv } from "./context";
 
@@ -34,7 +35,7 @@ export async function authenticate(
   try {
     record = await findByHash(await hashApiKey(secret));
   } catch (err) {
-    console.error(`key store unreachable: ${err instanceof Error ? err.name : "error"}`);
+    logEvent("error", "key_store_unreachable", { error: err instanceof Error ? err.name : "error" });
     throw new ApiError("maintenance", {
       message: "Key verification is temporarily unavailable.",
     });

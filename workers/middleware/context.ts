@@ -1,7 +1,9 @@
+import type { GpuTrace } from "../clients/gpu-pool";
 import type { Env } from "../env";
 import type { RateLimitState } from "../limits/key-limits";
 import type { Services } from "../services";
 import type { KeyRecord } from "../stores/keys";
+import type { UsageEvent } from "../stores/usage";
 import type { ConsoleSession } from "./session";
 
 /** Per-request values on the Hono context (`c.var.…`): the request's identity, its caller, the services. */
@@ -18,6 +20,20 @@ export interface AppVariables extends Services {
   session: ConsoleSession;
   /** Real remaining counts from the rate limiter; absent until a limiter sets them. */
   rateLimit: RateLimitState | undefined;
+  /** The matched endpoint's operation id (set when the route is mounted: `routes/define.ts`). */
+  operationId: string | undefined;
+  /** The error envelope's code, when the response is one (set by `renderApiError`). */
+  errorCode: string | undefined;
+  /** A decide's usage event and GPU trace, for the request line (set by `serveDecide`). */
+  decideCall: DecideCall | undefined;
+}
+
+/** What a decide hands the request line: the usage event (however it ended) and its GPU attempts. */
+export interface DecideCall {
+  event: UsageEvent;
+  gpu: GpuTrace;
+  /** An `idempotency-key` header was sent. */
+  idempotencyKeySent: boolean;
 }
 
 /** Hono environment of the edge app. */

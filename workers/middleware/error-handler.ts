@@ -3,6 +3,7 @@ import { matchedRoutes } from "hono/route";
 import type { ErrorCode } from "../../schema/errors";
 import { ApiError, errorBody } from "../errors";
 import { stampRateLimitHeaders } from "../limits/headers";
+import { logEvent } from "../observability/log";
 import type { AppEnv } from "./context";
 import { newRequestId, stampRequestHeaders } from "./request-id";
 
@@ -13,6 +14,7 @@ export function renderApiError(c: Context<AppEnv>, err: ApiError): Response {
     id = newRequestId();
     c.set("requestId", id);
   }
+  c.set("errorCode", err.code);
   stampRequestHeaders(c);
   stampRateLimitHeaders(c);
   if (err.options.retryAfter !== undefined)
@@ -43,7 +45,7 @@ function isDeclared(
   const route = matchedRoutes(c).find((r) => r.method !== "ALL");
   const codes = route && declared.get(`${route.method} ${route.path}`);
   if (!route || !codes || codes.has(code)) return true;
-  console.error(`${UNDECLARED_CODE} route="${route.method} ${route.path}" code=${code}`);
+  logEvent("error", UNDECLARED_CODE, { route: `${route.method} ${route.path}`, code });
   return false;
 }
 
@@ -62,7 +64,10 @@ export function errorHandler(
       (isDeclared(c, err.code, declared) || c.env.STRICT_ERROR_DECLARATIONS !== "1")
     )
       return renderApiError(c, err);
-    console.error(`internal_error request_id=${c.get("requestId") ?? "-"} ${describeForLog(err)}`);
+    logEvent("error", "internal_error", {
+      request_id: c.get("requestId") ?? null,
+      error: describeForLog(err),
+    });
     return renderApiError(c, new ApiError("internal_error", { message: "Internal server error." }));
   };
 }

@@ -95,6 +95,14 @@ export function endpoint(decl: RouteDeclaration, handler: Handler<AppEnv>): Endp
   return { route, auth, codes, hidden: hidden ?? false, handler };
 }
 
+/** Puts the route's operation id on the context first, so the request line names it even on a 401. */
+function nameOperation(operationId: string | undefined): MiddlewareHandler<AppEnv> {
+  return async function nameOperationMiddleware(c, next) {
+    c.set("operationId", operationId);
+    await next();
+  };
+}
+
 /** Hono's path syntax for an OpenAPI path (`/v1/keys/{id}` → `/v1/keys/:id`). */
 export const honoPath = (openApiPath: string) => openApiPath.replaceAll(/\/{(.+?)}/g, "/:$1");
 
@@ -112,7 +120,14 @@ export function mountEndpoints(
     const method = e.route.method.toUpperCase();
     const path = honoPath(e.route.path);
     if (!e.hidden) app.openAPIRegistry.registerPath(e.route);
-    app.on([method], [path], ...authMiddleware(e.auth), checkClientRequestId(), e.handler);
+    app.on(
+      [method],
+      [path],
+      nameOperation(e.route.operationId),
+      ...authMiddleware(e.auth),
+      checkClientRequestId(),
+      e.handler,
+    );
     declared.set(`${method} ${path}`, e.codes);
   }
   return declared;

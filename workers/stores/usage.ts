@@ -1,3 +1,4 @@
+import { logEvent } from "../observability/log";
 import { type DbEnv, getSql } from "./db";
 import { addCounts, conflictKey, DAILY, dayOf, HOURLY, sumCounts } from "./usage-rollup-sql";
 
@@ -131,7 +132,7 @@ export function usageLog(env: DbEnv, batching = USAGE_BATCH): UsageLog {
   const logFailures = (errors: unknown[]) => {
     const failed = errors.filter((e) => e !== null);
     if (failed.length > 0)
-      console.error(`${failed.length} usage event(s) not written:`, messageOf(failed[0]));
+      logEvent("error", "usage_events_not_written", { count: failed.length, error: messageOf(failed[0]) });
     return errors;
   };
   interface Batch {

@@ -65,7 +65,7 @@ describe("issue 45 item 6: the edge checks the worker's answer before using or b
       const before = forgers[kind].calls;
       await pool.score(req);
       expect(forgers[kind].calls, "backed off after the bad answer").toBe(before);
-      expect(log.mock.calls.join("\n")).toContain("answer refused");
+      expect(log.mock.calls.join("\n")).toContain('"event":"gpu_answer_refused"');
       log.mockRestore();
     },
   );

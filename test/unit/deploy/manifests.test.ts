@@ -153,6 +153,10 @@ describe("wrangler.toml, environment production", () => {
     const reads = edgeVars();
     expect(Object.keys(cfg.vars).filter((n) => !reads.has(n))).toEqual([]);
     expect(cfg.vars.ENVIRONMENT).toBe("production");
+    // Issue 43: bindings are not inherited, so the request metrics and Workers Logs are declared again here.
+    expect(cfg.analytics_engine_datasets).toEqual([{ binding: "METRICS", dataset: "svc_requests" }]);
+    expect(cfg.observability).toMatchObject({ enabled: true, head_sampling_rate: 1 });
+    expect(cfg.logpush).toBe(true);
     // Local-only settings never reach production.
     for (const local of [
       "NEON_WS_PROXY",

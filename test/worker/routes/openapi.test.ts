@@ -133,9 +133,12 @@ describe("a route raising a code its declaration does not list fails in the test
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await app.request("/v1/probe?code=plan_sold_out", {}, env);
     await expectError(res, 500, "internal_error");
-    expect(String(log.mock.calls[0]?.[0])).toBe(
-      'undeclared_error_code route="GET /v1/probe" code=plan_sold_out',
-    );
+    expect(JSON.parse(String(log.mock.calls[0]?.[0]))).toMatchObject({
+      level: "error",
+      event: "undeclared_error_code",
+      route: "GET /v1/probe",
+      code: "plan_sold_out",
+    });
     log.mockRestore();
   });
 

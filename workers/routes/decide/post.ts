@@ -4,6 +4,7 @@ import type { ErrorCode } from "../../../schema/errors";
 import { renderForEngine } from "../../../schema/render";
 import { logContentInBackground } from "../../accounts/content-log";
 import { endUsageEvent, recordUsageInBackground, startUsageEvent } from "../../billing/usage-events";
+import type { GpuTrace } from "../../clients/gpu-pool";
 import { decisionJson } from "../../decide/decision";
 import { runFrontDoor } from "../../decide/front-door";
 import { type MoneyPathInput, runMoneyPath } from "../../decide/money-path";
@@ -92,13 +93,21 @@ export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<R
     requestId: c.var.clientRequestId,
     userAgent: c.req.header("user-agent"),
   });
+  const gpu: GpuTrace = { attempts: 0, ms: 0 };
+  c.set("decideCall", { event, gpu, idempotencyKeySent: c.req.header("idempotency-key") !== undefined });
   try {
     const input = await checkRequest(c, key);
     Object.assign(event, { model: input.resolved.version.id }, input.tokens);
     // 7–10. idempotency (409), rate limits (429), balance (402), dispatch (503/500). A client that goes away
     // cancels dispatch; the refund and the record's release still run to the end (waitUntil).
     const serving = runMoneyPath(
-      { ...c.var, key, onRateLimit: (s) => publishRateLimit(c, s), clientSignal: c.req.raw.signal },
+      {
+        ...c.var,
+        key,
+        onRateLimit: (s) => publishRateLimit(c, s),
+        clientSignal: c.req.raw.signal,
+        gpuTrace: gpu,
+      },
       input,
       event,
     );

@@ -1,5 +1,6 @@
 import { UsageReport, UsageReportQuery } from "../../../schema/usage";
 import { ApiError } from "../../errors";
+import { logEvent } from "../../observability/log";
 import { loadUsageReport } from "../../reports/load";
 import { parseUsageReportParams } from "../../reports/params";
 import { endpoint } from "../define";
@@ -28,7 +29,7 @@ export const getUsage = endpoint(
     const params = parseUsageReportParams(new URL(c.req.url).searchParams);
     const report = await loadUsageReport(c.env, c.var.apiKey.accountId, params).catch((err: unknown) => {
       if (err instanceof ApiError) throw err;
-      console.error(`usage report failed: ${err instanceof Error ? err.name : "error"}`);
+      logEvent("error", "usage_report_failed", { error: err instanceof Error ? err.name : "error" });
       throw new ApiError("maintenance", { message: "Usage reports are temporarily unavailable." });
     });
     return c.json(report, 200);

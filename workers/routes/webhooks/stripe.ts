@@ -4,6 +4,7 @@ import { resumeAfterCredit } from "../../batches/resume";
 import { handleStripeEvent } from "../../billing/stripe-events";
 import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
 import { ApiError } from "../../errors";
+import { logEvent } from "../../observability/log";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 
@@ -38,6 +39,7 @@ export const stripeWebhook = endpoint(
       event = await stripe.webhooks.constructEventAsync(payload, signature, secret);
     } catch (error) {
       if (!(error instanceof Stripe.errors.StripeSignatureVerificationError)) throw error;
+      logEvent("warn", "webhook_signature_failed", { source: "stripe", request_id: c.var.requestId });
       throw new ApiError("invalid_header", { param: "stripe-signature", message: "Bad Stripe signature." });
     }
     const outcome = await handleStripeEvent(

@@ -141,7 +141,9 @@ describe("issue 45 item 1: sign-in lock-out of a chosen address", () => {
     expect(wait).toBeLessThanOrEqual(3600);
     expect(sentEmails.some((m) => m.to === over)).toBe(false);
     const lines = log.mock.calls.map((c) => c.join(" ")).join("\n");
-    expect(lines).toMatch(/ALERT sign-in e-mail budget used up: 3 an hour/);
+    expect(lines).toMatch(
+      /"event":"sign_in_email_budget_used_up","at":"[^"]+","alert":true,"limit_per_hour":3/,
+    );
     expect(lines).not.toContain(over);
   });
 });

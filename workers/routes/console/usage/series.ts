@@ -1,5 +1,6 @@
 import { UsageSeries, UsageSeriesQuery } from "../../../../schema/usage";
 import { ApiError } from "../../../errors";
+import { logEvent } from "../../../observability/log";
 import { loadUsageSeries } from "../../../reports/load";
 import { parseUsageSeriesParams } from "../../../reports/params";
 import { endpoint } from "../../define";
@@ -27,7 +28,7 @@ export const getUsageSeries = endpoint(
     const params = parseUsageSeriesParams(new URL(c.req.url).searchParams);
     const series = await loadUsageSeries(c.env, c.var.session.accountId, params).catch((err: unknown) => {
       if (err instanceof ApiError) throw err;
-      console.error(`usage series failed: ${err instanceof Error ? err.name : "error"}`);
+      logEvent("error", "usage_series_failed", { error: err instanceof Error ? err.name : "error" });
       throw new ApiError("maintenance", { message: "Usage reports are temporarily unavailable." });
     });
     return c.json(series, 200);
