@@ -43,6 +43,10 @@ async function main(): Promise<void> {
     console.log(
       `console: sign-in e-mails land in ${stack.console.emailUrl}/__inbox; identity provider ${stack.console.idpUrl ?? "(configured)"}\n`,
     );
+  if (stack.alertsUrl)
+    console.log(
+      `alerts: the operator webhook is a capture server; read them at ${stack.alertsUrl}/alerts (evaluate now: POST ${stack.baseUrl}/internal/alerts/evaluate with ADMIN_TOKEN)\n`,
+    );
   console.log("Ctrl-C stops everything.");
 }
 

@@ -19,6 +19,8 @@ import { joinWaitingListRoute } from "./routes/console/waiting-list/post";
 import { decide } from "./routes/decide/post";
 import { type Endpoint, mountEndpoints } from "./routes/define";
 import { EVALUATION_ENDPOINTS } from "./routes/evaluations/endpoints";
+import { applyRefundIntents, evaluateAlerts, listAlerts } from "./routes/internal/alerts";
+import { resetCanaryBaselines, runCanaryRoute } from "./routes/internal/canary";
 import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
@@ -36,6 +38,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getBalance,
   getUsage,
   creditLedger,
+  evaluateAlerts,
+  listAlerts,
+  applyRefundIntents,
+  runCanaryRoute,
+  resetCanaryBaselines,
   ...CONSOLE_ENDPOINTS,
   ...EVALUATION_ENDPOINTS,
   ...CALIBRATION_ENDPOINTS,

@@ -1,8 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import Stripe from "stripe";
+import { noteSignal } from "../../alerts/signals";
 import { handleStripeEvent } from "../../billing/stripe-events";
 import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
 import { ApiError } from "../../errors";
+import { inBackground } from "../../middleware/background";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 
@@ -37,6 +39,7 @@ export const stripeWebhook = endpoint(
       event = await stripe.webhooks.constructEventAsync(payload, signature, secret);
     } catch (error) {
       if (!(error instanceof Stripe.errors.StripeSignatureVerificationError)) throw error;
+      inBackground(c, noteSignal(c.var.db, "stripe_signature_failure"));
       throw new ApiError("invalid_header", { param: "stripe-signature", message: "Bad Stripe signature." });
     }
     const outcome = await handleStripeEvent(
