@@ -23,7 +23,7 @@ export function alertMessage(
     `*${state === "firing" ? ":rotating_light:" : ":white_check_mark:"} ${title}* — ${incident.summary}`,
     incident.detail && `> ${incident.detail}`,
     `key \`${incident.key}\`, opened ${since}${incident.resolvedAt ? `, resolved ${new Date(incident.resolvedAt).toISOString()}` : ""}`,
-    `Runbook: docs/operations.md#${incident.alert.replaceAll("_", "-")}`,
+    `Runbook: docs/operations.md#${incident.alert}`,
   ].filter(Boolean);
   return { text: head, blocks: [{ type: "section", text: { type: "mrkdwn", text: lines.join("\n") } }] };
 }
