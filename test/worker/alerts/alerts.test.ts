@@ -1,10 +1,17 @@
 // Issue 43 item 4: each alert raised once per incident by the fault that causes it and resolved when it clears
 // (worker tier: the real Worker in workerd on the test stack's Postgres and Redis; the faults of the data
 // services themselves are in test/integration/alerts/faults.test.ts).
-import { env as cfEnv, SELF } from "cloudflare:test";
+import {
+  env as cfEnv,
+  createExecutionContext,
+  createScheduledController,
+  SELF,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../workers/env";
+import worker, { CRONS } from "../../../workers/index";
 import { ledgerStub } from "../../../workers/ledger/stub";
 import { getSql } from "../../../workers/stores/db";
 import { recordRefundIntent } from "../../../workers/stores/refund-intents";
@@ -148,5 +155,25 @@ describe("operator alerts (worker tier)", () => {
     const res = await SELF.fetch(`${BASE}/internal/canary/run`, { method: "POST", headers: ADMIN });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ object: "alert_evaluation", canary: null });
+  });
+
+  it("'a Cron Trigger (every minute in production)': the * * * * * cron runs the same evaluation", async () => {
+    expect(CRONS.alerts).toBe("* * * * *");
+    const account = `acc_${ulid()}`;
+    await recordRefundIntent(env, account, `req_cron_${account}`);
+    await getSql(env).query(
+      "UPDATE ledger_refund_intents SET created_at = now() - interval '30 minutes' WHERE account_id = $1",
+      [account],
+    );
+    const tick = async () => {
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ cron: CRONS.alerts }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    await tick();
+    expect(await openOf("refund_intents_unsettled")).toHaveLength(1);
+    await ledgerStub(env, account).applyRefundIntents(account);
+    await tick();
+    expect(await openOf("refund_intents_unsettled")).toEqual([]);
   });
 });
