@@ -62,7 +62,6 @@ export async function postgresChecks(db: Database, t: Thresholds): Promise<Check
     recentDecideStatuses(db, t.windowMinutes),
     signalCounts(db, t.windowMinutes),
   ]);
-  const share = statuses.total ? statuses.serverErrors / statuses.total : 0;
   const stripe = counts.stripe_signature_failure ?? 0;
   const ledger = counts.ledger_error ?? 0;
   return [
@@ -77,18 +76,7 @@ export async function postgresChecks(db: Database, t: Thresholds): Promise<Check
           )
         : [],
     },
-    {
-      alert: "server_errors",
-      forMs: 0,
-      firing:
-        share > t.serverErrorShare && statuses.serverErrors >= t.serverErrorMin
-          ? one(
-              "server_errors",
-              `${(share * 100).toFixed(1)} % of decides answered 5xx over ${t.windowMinutes} min`,
-              `${statuses.serverErrors} of ${statuses.total}; 503 no_capacity: ${statuses.noCapacity}`,
-            )
-          : [],
-    },
+    serverErrorsCheck(statuses, t),
     {
       alert: "stripe_signature_failures",
       forMs: 0,
@@ -109,6 +97,26 @@ export async function postgresChecks(db: Database, t: Thresholds): Promise<Check
           : [],
     },
   ];
+}
+
+/** 5xx above `serverErrorShare` of the window's decides, and at least `serverErrorMin` of them. */
+export function serverErrorsCheck(
+  statuses: { total: number; serverErrors: number; noCapacity: number },
+  t: Thresholds,
+): CheckResult {
+  const share = statuses.total ? statuses.serverErrors / statuses.total : 0;
+  const fires = share > t.serverErrorShare && statuses.serverErrors >= t.serverErrorMin;
+  return {
+    alert: "server_errors",
+    forMs: 0,
+    firing: fires
+      ? one(
+          "server_errors",
+          `${(share * 100).toFixed(1)} % of decides answered 5xx over ${t.windowMinutes} min`,
+          `${statuses.serverErrors} of ${statuses.total}; 503 no_capacity: ${statuses.noCapacity}`,
+        )
+      : [],
+  };
 }
 
 /** The Postgres checks as unobservable (Postgres down). */

@@ -16,6 +16,24 @@ import { notifyPending } from "./webhook";
 /** Where both stores' alerts go when both stores are down (this isolate only: best effort). */
 const isolateMemory = memoryIncidents();
 
+/**
+ * The Redis store of the Postgres-outage incident, whose finished incidents are written to Postgres as history
+ * (Postgres answers again by then), so `GET /internal/alerts` and SQL show them with the others.
+ */
+function withHistory(store: IncidentStore, pg: IncidentStore | null): IncidentStore {
+  return {
+    ...store,
+    async save(i) {
+      const saved = await store.save(i);
+      if (pg && i.resolvedAt !== null && i.resolveSentAt !== null)
+        await pg
+          .save({ ...i, id: undefined })
+          .catch((err) => logEvent("warn", "alert_history_not_saved", { key: i.key, error: errorText(err) }));
+      return saved;
+    },
+  };
+}
+
 /** What a tick saw and did (the operator routes answer it). */
 export interface TickReport {
   redis: ProbeResult;
@@ -56,7 +74,7 @@ export async function runAlertTick(
     poolWorkers(env),
   ]);
   const pg = postgresDown === null ? postgresIncidents(db) : null;
-  const rd = redisDown === null ? redisIncidents(redis) : null;
+  const rd = redisDown === null ? withHistory(redisIncidents(redis), pg) : null;
   const storeFor = (alert: AlertName): IncidentStore | null =>
     alert === "postgres_unreachable"
       ? (rd ?? isolateMemory)

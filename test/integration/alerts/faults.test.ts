@@ -127,5 +127,14 @@ describe("alerts raised by real faults, resolved after", () => {
       expect.stringMatching(/^\[FIRING\] postgres_unreachable/),
       expect.stringMatching(/^\[RESOLVED\] postgres_unreachable/),
     ]);
+    // Its history is written to Postgres with the others once it answers again.
+    const list = await fetch(`${edge.url}/internal/alerts`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const { data } = (await list.json()) as { data: { alert: string; state: string; notified: string }[] };
+    expect(data.find((i) => i.alert === "postgres_unreachable")).toMatchObject({
+      state: "resolved",
+      notified: "resolved",
+    });
   });
 });

@@ -2,7 +2,7 @@
 // the in-memory store (the Postgres and Redis stores are exercised by the worker and integration tiers).
 import { describe, expect, it } from "vitest";
 import { DEMO_DECIDE } from "../../../scripts/stack/demo-decide";
-import { canaryCheck, poolCheck } from "../../../workers/alerts/checks";
+import { canaryCheck, poolCheck, serverErrorsCheck } from "../../../workers/alerts/checks";
 import { ALERTS, type CheckResult, thresholds } from "../../../workers/alerts/definitions";
 import { applyCheck, memoryIncidents } from "../../../workers/alerts/incidents";
 import { alertMessage, notifyPending } from "../../../workers/alerts/webhook";
@@ -118,6 +118,16 @@ describe("checks", () => {
     expect(poolCheck([w(false), w(false)], t).firing).toHaveLength(1);
     expect(poolCheck([w(false), w(true)], t).firing).toEqual([]);
     expect(poolCheck(null, t).firing).toBeNull();
+  });
+
+  it("'5xx above 1 % over 5 minutes': above 1 % and at least 3 of them", () => {
+    const fires = (total: number, serverErrors: number) =>
+      (serverErrorsCheck({ total, serverErrors, noCapacity: 0 }, t).firing ?? []).length === 1;
+    expect(fires(1_000, 11)).toBe(true);
+    expect(fires(1_000, 10)).toBe(false); // exactly 1 %
+    expect(fires(100, 2)).toBe(false); // 2 %, but two calls on a quiet minute
+    expect(fires(100, 3)).toBe(true);
+    expect(fires(0, 0)).toBe(false);
   });
 
   it("the canary opens one incident per worker, naming it", () => {
