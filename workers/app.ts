@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { registerAppFactory } from "./canary/app-factory";
 import type { AppEnv } from "./middleware/context";
 import { envCheck } from "./middleware/env-check";
 import { errorHandler } from "./middleware/error-handler";
@@ -78,6 +79,8 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   app.notFound(routeNotFound(app));
   return app;
 }
+
+registerAppFactory(createApp);
 
 /** The app with the real services. */
 export const app = createApp();

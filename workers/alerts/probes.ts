@@ -12,6 +12,13 @@ async function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** An error's text for an alert, any credentials of a URL in it masked. */
+function why(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err))
+    .replace(/:\/\/[^@\s/]*@/g, "://***@")
+    .slice(0, 300);
+}
+
 /** Null when the store answered, else why not. */
 export type ProbeResult = string | null;
 
@@ -24,7 +31,7 @@ export async function probeRedis(redis: RedisAccess, ms = PROBE_TIMEOUT_MS): Pro
     );
     return pong === "PONG" ? null : `PING answered ${String(pong)}`;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return why(err);
   }
 }
 
@@ -35,6 +42,6 @@ export async function probePostgres(db: Database, ms = PROBE_TIMEOUT_MS): Promis
     await bounded(db.sql().query("SELECT 1"), ms);
     return null;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return why(err);
   }
 }

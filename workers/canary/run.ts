@@ -3,9 +3,10 @@ import { Engine } from "../clients/engine";
 import { GpuPool } from "../clients/gpu-pool";
 import type { Env } from "../env";
 import { logEvent } from "../observability/log";
-import type { Services } from "../services";
+import { buildServices, type Services } from "../services";
 import { baselineOrRecord } from "../stores/canary-baselines";
 import type { Database } from "../stores/db";
+import { type AppFactory, appFactory } from "./app-factory";
 import type { PoolWorker } from "./pool-workers";
 import { readmeDecide } from "./readme-decide";
 
@@ -29,15 +30,20 @@ export const CANARY_CLIENT_REQUEST_ID = "svc-canary";
 /** A decide handled by the whole app with every service real but the GPU pool: that one worker, no fallback. */
 type PinnedDecide = (workerUrl: string, request: Request) => Promise<Response>;
 
-async function pinnedDecide(env: Env, ctx: ExecutionContext): Promise<PinnedDecide> {
-  // Imported here, not at the top: the app imports the operator routes that import this module.
-  const [{ createApp }, { buildServices }] = await Promise.all([import("../app"), import("../services")]);
+function pinnedDecide(env: Env, ctx: ExecutionContext): PinnedDecide {
+  const createApp = appFactory();
+  const apps = new Map<string, ReturnType<AppFactory>>();
   return (workerUrl, request) => {
-    const pinned = (e: Env): Services => ({
-      ...buildServices(e),
-      engine: new Engine(new GpuPool([workerUrl], e.GPU_SIGNING_SECRET ?? ""), null),
-    });
-    return Promise.resolve(createApp(pinned).fetch(request, env, ctx));
+    let app = apps.get(workerUrl);
+    if (!app) {
+      const pinned = (e: Env): Services => ({
+        ...buildServices(e),
+        engine: new Engine(new GpuPool([workerUrl], e.GPU_SIGNING_SECRET ?? ""), null),
+      });
+      app = createApp(pinned);
+      apps.set(workerUrl, app);
+    }
+    return Promise.resolve(app.fetch(request, env, ctx));
   };
 }
 
@@ -63,7 +69,7 @@ export async function runCanary(
 ): Promise<CanaryCheck[]> {
   const key = env.CANARY_API_KEY ?? "";
   const bound = Number(env.CANARY_LATENCY_MS || DEFAULT_CANARY_LATENCY_MS);
-  const decide = await pinnedDecide(env, ctx);
+  const decide = pinnedDecide(env, ctx);
   const checks: CanaryCheck[] = [];
   for (const w of workers) {
     if (!w.ready || !w.numericsClass) continue;
