@@ -44,6 +44,10 @@ async function main(): Promise<void> {
       `console: sign-in e-mails land in ${stack.console.emailUrl}/__inbox; identity provider ${stack.console.idpUrl ?? "(configured)"}\n`,
     );
   console.log(`logs (one JSON object a line): ${dataDir}/logs/edge.jsonl, ${dataDir}/logs/gpu.jsonl\n`);
+  if (stack.alertsUrl)
+    console.log(
+      `alerts: the operator webhook is a capture server; read them at ${stack.alertsUrl}/alerts (evaluate now: POST ${stack.baseUrl}/internal/alerts/evaluate with ADMIN_TOKEN)\n`,
+    );
   console.log("Ctrl-C stops everything.");
 }
 

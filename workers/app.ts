@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { registerAppFactory } from "./canary/app-factory";
 import type { AppEnv } from "./middleware/context";
 import { envCheck } from "./middleware/env-check";
 import { errorHandler } from "./middleware/error-handler";
@@ -21,6 +22,8 @@ import { joinWaitingListRoute } from "./routes/console/waiting-list/post";
 import { decide } from "./routes/decide/post";
 import { type Endpoint, mountEndpoints } from "./routes/define";
 import { EVALUATION_ENDPOINTS } from "./routes/evaluations/endpoints";
+import { applyRefundIntents, evaluateAlerts, listAlerts } from "./routes/internal/alerts";
+import { resetCanaryBaselines, runCanaryRoute } from "./routes/internal/canary";
 import { creditLedger } from "./routes/internal/ledger-credit";
 import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
@@ -38,6 +41,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getBalance,
   getUsage,
   creditLedger,
+  evaluateAlerts,
+  listAlerts,
+  applyRefundIntents,
+  runCanaryRoute,
+  resetCanaryBaselines,
   ...CONSOLE_ENDPOINTS,
   ...EVALUATION_ENDPOINTS,
   ...CALIBRATION_ENDPOINTS,
@@ -75,6 +83,8 @@ export function createApp(services?: ServicesFactory): OpenAPIHono<AppEnv> {
   app.notFound(routeNotFound(app));
   return app;
 }
+
+registerAppFactory(createApp);
 
 /** The app with the real services. */
 export const app = createApp();

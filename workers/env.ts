@@ -53,6 +53,16 @@ export interface Env {
   STRIPE_API_URL?: string;
   /** Public origin of the console, where Stripe sends the browser back (default: the request's origin). */
   CONSOLE_ORIGIN?: string;
+  /** Operator alerts (docs/operations.md): Slack-compatible incoming-webhook URL; unset, alerts are log lines only. */
+  ALERT_WEBHOOK_URL?: string;
+  /** Minutes a refund intent may stay unsettled before it alerts (default 15). */
+  ALERT_REFUND_INTENT_MINUTES?: string;
+  /** Seconds the GPU pool must be empty or all 503 before it alerts (default 60). */
+  ALERT_POOL_DOWN_SECONDS?: string;
+  /** The canary's API key (an operator account's test key); unset, no canary runs. */
+  CANARY_API_KEY?: string;
+  /** Bound on one canary decide in ms (default 20000); slower alerts. */
+  CANARY_LATENCY_MS?: string;
   /** Test tiers only: "1" answers 500 when a route raises an error code its declaration does not list. */
   STRICT_ERROR_DECLARATIONS?: string;
 }

@@ -1,4 +1,5 @@
 import { sweepConsoleData } from "./accounts/retention-sweep";
+import { runAlertTick } from "./alerts/tick";
 import { app } from "./app";
 import { sweepBatches } from "./batches/sweep";
 import { sweepRefundIntents } from "./billing/refund-sweep";
@@ -25,12 +26,15 @@ export const CRONS = {
   usageRepair: "7 * * * *",
   /** Deletes raw usage events past their retention (the roll-ups stay). */
   usagePrune: "23 3 * * *",
+  /** Operator alerts and the canary (docs/operations.md). */
+  alerts: "* * * * *",
 } as const;
 
 export default {
   fetch: app.fetch,
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-    if (controller.cron === CRONS.usageRepair) ctx.waitUntil(repairRecentUsageRollups(env));
+    if (controller.cron === CRONS.alerts) ctx.waitUntil(runAlertTick(env, ctx));
+    else if (controller.cron === CRONS.usageRepair) ctx.waitUntil(repairRecentUsageRollups(env));
     else if (controller.cron === CRONS.usagePrune) ctx.waitUntil(pruneUsageEvents(env));
     else {
       ctx.waitUntil(sweepRefundIntents(env, (accountId) => ledgerStub(env, accountId)));

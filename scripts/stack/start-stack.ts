@@ -7,6 +7,7 @@ import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-work
 import { startConsoleFakes } from "./console-fakes";
 import { creditDemo, type DemoInfo, ensureDemoAccount, retireDemo, takeDemo, writeDemo } from "./demo";
 import { startEdgeWorker } from "./edge-worker";
+import { startFakeAlerts } from "./fake-alerts";
 import { startFakeFallback } from "./fake-fallback";
 import { startLocalStripe } from "./fake-stripe";
 import { freePort, waitFor } from "./free-port";
@@ -55,6 +56,8 @@ export interface Stack {
   demoFile?: string;
   /** The console fakes: the e-mail inbox (`GET {emailUrl}/__inbox`) and the identity provider. */
   console?: { emailUrl?: string; idpUrl?: string };
+  /** The alert capture server (`GET {alertsUrl}/alerts`), unless ALERT_WEBHOOK_URL names a real one. */
+  alertsUrl?: string;
   /** The end-to-end check that a decide is served by the GPU (when the GPU worker runs and the demo is seeded). */
   served?: ServedCheck;
   /** Warnings met on the way (e.g. the credit route missing). */
@@ -148,6 +151,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(consoleFakes.stop);
     const stripe = await startLocalStripe();
     stops.push(stripe.stop);
+    const alerts = process.env.ALERT_WEBHOOK_URL ? undefined : await startFakeAlerts();
+    if (alerts) stops.push(alerts.close);
 
     const env: Record<string, string> = {
       ENVIRONMENT: "local",
@@ -155,6 +160,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ...fallback,
       ...consoleFakes.bindings,
       ...stripe.bindings,
+      ALERT_WEBHOOK_URL: alerts?.hookUrl ?? process.env.ALERT_WEBHOOK_URL ?? "",
+      ...(process.env.CANARY_API_KEY && { CANARY_API_KEY: process.env.CANARY_API_KEY }),
       GPU_SIGNING_SECRET: gpuSecret,
       ADMIN_TOKEN: adminToken,
       ...(wantGpu ? { GPU_POOL_URLS: `http://127.0.0.1:${gpuPort}` } : {}),
@@ -211,6 +218,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       demoFile,
       served,
       console: consoleInfo,
+      alertsUrl: alerts?.url,
       warnings,
       stop,
     };

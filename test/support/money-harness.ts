@@ -98,7 +98,8 @@ export async function balanceOf(edgeUrl: string, secret: string): Promise<Record
   return (await res.json()) as Record<string, unknown>;
 }
 
-export type StandInMode = "ok" | "kill" | "overloaded" | "slow";
+/** `other-bytes`: answers like "ok" with other numbers under the same advertised class (the canary's fault). */
+export type StandInMode = "ok" | "kill" | "overloaded" | "slow" | "other-bytes";
 
 /** A GPU-worker stand-in (fault injection only): verifies signatures, answers valid ScoreResponses. */
 export interface StandInGpu {
@@ -149,6 +150,15 @@ function uniform(req: ScoreRequest) {
       answer: { type: "check" as const, probability: 0.5, confidence: 0, abstained: false },
     };
   });
+}
+
+/** The same answers with every check's probability moved by 0.0001: what other numerics would compute. */
+function otherBytes(answers: ReturnType<typeof uniform>): ReturnType<typeof uniform> {
+  return answers.map((a) =>
+    a.answer.type === "check"
+      ? { ...a, answer: { ...a.answer, probability: a.answer.probability + 0.0001 } }
+      : a,
+  );
 }
 
 /**
@@ -217,7 +227,7 @@ export async function startStandInGpu(
           JSON.stringify({
             model: parsed.model,
             calibration: "cal-20261121-0",
-            answers: uniform(parsed),
+            answers: mode === "other-bytes" ? otherBytes(uniform(parsed)) : uniform(parsed),
             meter: { tokens_evaluated: 1, tokens_reused: 0 },
             ...(numericsClass && { numerics_class: numericsClass }),
           }),

@@ -49,6 +49,11 @@ export const EnvVars = z.object({
   STRIPE_API_URL: optional(httpUrl),
   CONSOLE_ORIGIN: optional(httpUrl),
   STRICT_ERROR_DECLARATIONS: optional(z.enum(["0", "1"])),
+  ALERT_WEBHOOK_URL: optional(httpUrl),
+  ALERT_REFUND_INTENT_MINUTES: optional(z.string().regex(/^\d{1,5}$/, "whole minutes")),
+  ALERT_POOL_DOWN_SECONDS: optional(z.string().regex(/^\d{1,5}$/, "whole seconds")),
+  CANARY_API_KEY: optional(z.string()),
+  CANARY_LATENCY_MS: optional(z.string().regex(/^[1-9]\d{0,6}$/, "milliseconds")),
 });
 
 const checked = new WeakMap<object, string | null>();

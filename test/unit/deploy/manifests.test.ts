@@ -148,7 +148,7 @@ describe("wrangler.toml, environment production", () => {
     const index = readFileSync(join(ROOT, "workers/index.ts"), "utf8");
     const crons = /export const CRONS = \{([\s\S]*?)\n\}/.exec(index)?.[1] ?? "";
     const dispatched = [...crons.matchAll(/^\s+\w+: "([^"]+)",/gm)].map((m) => m[1]);
-    expect(dispatched).toHaveLength(3);
+    expect(dispatched).toHaveLength(4);
     expect([...(cfg.triggers.crons ?? [])].sort()).toEqual(dispatched.sort());
     const reads = edgeVars();
     expect(Object.keys(cfg.vars).filter((n) => !reads.has(n))).toEqual([]);

@@ -1,9 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import Stripe from "stripe";
+import { noteSignal } from "../../alerts/signals";
 import { resumeAfterCredit } from "../../batches/resume";
 import { handleStripeEvent } from "../../billing/stripe-events";
 import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
 import { ApiError } from "../../errors";
+import { inBackground } from "../../middleware/background";
 import { logEvent } from "../../observability/log";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
@@ -40,6 +42,7 @@ export const stripeWebhook = endpoint(
     } catch (error) {
       if (!(error instanceof Stripe.errors.StripeSignatureVerificationError)) throw error;
       logEvent("warn", "webhook_signature_failed", { source: "stripe", request_id: c.var.requestId });
+      inBackground(c, noteSignal(c.var.db, "stripe_signature_failure"));
       throw new ApiError("invalid_header", { param: "stripe-signature", message: "Bad Stripe signature." });
     }
     const outcome = await handleStripeEvent(
