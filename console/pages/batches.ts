@@ -245,7 +245,7 @@ export async function batchesPage(main: HTMLElement): Promise<void> {
         { class: "num cost", title: `${tokens(b.usage.input_tokens)} input tokens` },
         eurFromMicroCents(b.usage.charge_micro_cents),
       ),
-      h("td", { class: "actions" }, ...buttons),
+      h("td", {}, h("div", { class: "row-actions" }, ...buttons)),
     );
   }
 

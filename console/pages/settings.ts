@@ -40,7 +40,7 @@ function showSecret(box: HTMLElement, e: WebhookEndpoint & { secret: string }): 
     h(
       "section",
       { class: "card secret", "aria-labelledby": "webhook-secret-title" },
-      h("h3", { id: "webhook-secret-title" }, "Signing secret"),
+      h("h3", { id: "webhook-secret-title" }, "The endpoint's signing secret"),
       h(
         "p",
         {},

@@ -150,7 +150,7 @@ export async function usagePage(main: HTMLElement): Promise<void> {
     const caption = h(
       "figcaption",
       {},
-      `${m.label} by ${s.granularity} (UTC), ${s.group_by === "none" ? "all calls" : `by ${groupBy.selectedOptions[0]?.textContent?.toLowerCase()}`}`,
+      `${m.label} by ${s.granularity} (UTC), ${s.group_by === "none" ? "all calls" : `by ${groupBy.selectedOptions[0]?.textContent?.toLowerCase()}`}${batchSeries.length > 0 ? ", and the batch lines among them" : ""}`,
     );
     if (s.series.length === 0) {
       chart.replaceChildren(caption, h("p", { class: "empty" }, "No calls in this range yet."));
