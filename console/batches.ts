@@ -1,5 +1,6 @@
 /** The console's view of batches (issue 42): the API's shapes (schema/batches.ts), and how the pages word them. */
 import { ApiError, errorText } from "./api";
+import { lineErrorText } from "./batch-words";
 
 /** `/v1/console/batches`: upload, list, get, cancel, delete, results with the session. */
 export const BATCHES = "/v1/console/batches";
@@ -57,23 +58,7 @@ export const STATUS_WORDS: Record<BatchStatus, string> = {
   failed: "Failed",
 };
 
-/**
- * Which line an upload error is about, counted from 1 as an editor counts: the API's `param` is `lines.<n>` with
- * `n` from 0, then the path inside the line (`lines.3.body.questions.q` → line 4, `body.questions.q`). Null for
- * an error about the whole upload.
- */
-export function lineOf(param: string | undefined): { line: number; path: string | null } | null {
-  const m = param === undefined ? null : /^lines\.(\d+)(?:[./](.+))?$/.exec(param);
-  if (!m) return null;
-  return { line: Number(m[1]) + 1, path: m[2] ?? null };
-}
-
 /** An upload's error in words: `Line 4: <message> (body.questions.q)`, or the API's sentence for the whole file. */
 export function uploadErrorText(e: unknown): string {
-  if (!(e instanceof ApiError)) return errorText(e);
-  const at = lineOf(e.param);
-  if (!at) return errorText(e);
-  // The API's message may already name the line (counted from 0): it is said once, counted from 1.
-  const message = e.message.replace(/^Line \d+: /, "");
-  return `Line ${at.line}: ${message}${at.path ? ` (${at.path})` : ""} [${e.code}]`;
+  return (e instanceof ApiError ? lineErrorText(e) : null) ?? errorText(e);
 }

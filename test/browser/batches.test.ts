@@ -146,11 +146,11 @@ describe.skipIf(!CHROMIUM)(
 
       // The drop zone, live mode said to be charged; test mode (the default) is what is sent.
       expect(await page.locator("#batch-form").textContent()).toContain("charged to your balance");
-      const file = await page.evaluateHandle((text) => {
+      const file = await page.evaluateHandle(`(() => {
         const dt = new DataTransfer();
-        dt.items.add(new File([text], "tickets.jsonl"));
+        dt.items.add(new File([${JSON.stringify(VALID)}], "tickets.jsonl"));
         return dt;
-      }, VALID);
+      })()`);
       await page.locator("#batch-drop").dispatchEvent("dragover", { dataTransfer: file });
       await page.locator("#batch-drop").dispatchEvent("drop", { dataTransfer: file });
       expect(await page.locator("#batch-picked").textContent()).toMatch(/^tickets\.jsonl/);

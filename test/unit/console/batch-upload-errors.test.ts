@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../console/api";
-import { lineOf, uploadErrorText } from "../../../console/batches";
+import { lineErrorText, lineOf } from "../../../console/batch-words";
 
 describe("the Batches page words an upload's error by its line, counted from 1 (issue 42)", () => {
   it("`lines.3.body.questions.q` is line 4, at body.questions.q; a JSON pointer the same; `lines` alone is the whole file", () => {
@@ -12,19 +11,20 @@ describe("the Batches page words an upload's error by its line, counted from 1 (
     expect(lineOf(undefined)).toBeNull();
   });
 
-  it("the API's own `Line <n>:` (counted from 0) is said once, counted from 1", () => {
-    const e = new ApiError(
-      422,
-      "invalid_value",
-      "Line 3: `type` must be one of check, pick, rate.",
-      "lines.3.body.questions.q.type",
-    );
-    expect(uploadErrorText(e)).toBe(
-      "Line 4: `type` must be one of check, pick, rate. (body.questions.q.type) [invalid_value]",
-    );
-    const whole = new ApiError(413, "batch_too_many_lines", "A batch holds at most 100,000 lines.", "lines");
-    expect(uploadErrorText(whole)).toBe(
-      "A batch holds at most 100,000 lines. (lines) [batch_too_many_lines]",
-    );
+  it("the API's own `Line <n>:` (counted from 0) is said once, counted from 1; a whole-file error is not a line's", () => {
+    expect(
+      lineErrorText({
+        code: "invalid_value",
+        message: "Line 3: `type` must be one of check, pick, rate.",
+        param: "lines.3.body.questions.q.type",
+      }),
+    ).toBe("Line 4: `type` must be one of check, pick, rate. (body.questions.q.type) [invalid_value]");
+    expect(
+      lineErrorText({
+        code: "batch_too_many_lines",
+        message: "A batch holds at most 100,000 lines.",
+        param: "lines",
+      }),
+    ).toBeNull();
   });
 });
