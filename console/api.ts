@@ -34,6 +34,8 @@ export const SIGN_IN = "/console/sign-in";
 
 export interface CallOptions {
   body?: unknown;
+  /** A file sent as it is (its bytes), with this content type, instead of a JSON body. */
+  file?: { data: Blob; type: string };
   idempotencyKey?: string;
   /** A 401 goes to the sign-in page unless false. */
   redirectOn401?: boolean;
@@ -43,13 +45,14 @@ export interface CallOptions {
 export async function api<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (opts.body !== undefined) headers["content-type"] = "application/json";
+  if (opts.file) headers["content-type"] = opts.file.type;
   if (method !== "GET" && csrf) headers["x-svc-csrf"] = csrf;
   if (opts.idempotencyKey) headers["idempotency-key"] = opts.idempotencyKey;
   const res = await fetch(path, {
     method,
     headers,
     credentials: "same-origin",
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    body: opts.file ? opts.file.data : opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
   if (res.status === 204) return undefined as T;
   const text = await res.text();
@@ -59,14 +62,41 @@ export async function api<T>(method: string, path: string, opts: CallOptions = {
   } catch {
     json = null;
   }
-  if (!res.ok) {
-    const err = (json as { error?: { code?: string; message?: string; param?: string } } | null)?.error;
-    if (res.status === 401 && opts.redirectOn401 !== false && err?.code === "invalid_session") {
-      location.assign(SIGN_IN);
-    }
-    throw new ApiError(res.status, err?.code ?? "error", err?.message ?? `HTTP ${res.status}`, err?.param);
-  }
+  if (!res.ok) throw failure(res.status, json, opts);
   return json as T;
+}
+
+/** The ApiError of a failed answer (a 401 for an ended session goes to sign-in unless asked not to). */
+function failure(status: number, json: unknown, opts: CallOptions): ApiError {
+  const err = (json as { error?: { code?: string; message?: string; param?: string } } | null)?.error;
+  if (status === 401 && opts.redirectOn401 !== false && err?.code === "invalid_session") {
+    location.assign(SIGN_IN);
+  }
+  return new ApiError(status, err?.code ?? "error", err?.message ?? `HTTP ${status}`, err?.param);
+}
+
+/** GETs `path` as a file (with the session); throws ApiError like {@link api} when it fails. */
+export async function download(path: string): Promise<Blob> {
+  const res = await fetch(path, { credentials: "same-origin" });
+  if (res.ok) return res.blob();
+  let json: unknown = null;
+  try {
+    json = await res.json();
+  } catch {
+    json = null;
+  }
+  throw failure(res.status, json, {});
+}
+
+/** Hands a file to the browser to save as `name`. */
+export function saveAs(data: Blob, name: string): void {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(data);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
 /** The signed-in session (its CSRF token remembered), or null when signed out. */

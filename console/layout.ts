@@ -9,6 +9,8 @@ const NAV: Array<[page: string, href: string, label: string]> = [
   ["playground", "/console/playground", "Playground"],
   ["evaluate", "/console/evaluate", "Evaluate"],
   ["calibrations", "/console/calibrations", "Calibrations"],
+  ["batches", "/console/batches", "Batches"],
+  ["settings", "/console/settings", "Settings"],
 ];
 
 /** Header with the navigation, the signed-in address and sign-out; returns the page's `<main>`. */

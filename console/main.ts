@@ -1,12 +1,14 @@
 import { errorText, loadSession, SIGN_IN } from "./api";
 import { notice } from "./dom";
 import { plainLayout, signedInLayout } from "./layout";
+import { batchesPage } from "./pages/batches";
 import { billingPage, billingReturnPage } from "./pages/billing";
 import { calibrationsPage } from "./pages/calibrations";
 import { evaluatePage } from "./pages/evaluate";
 import { keysPage } from "./pages/keys";
 import { overviewPage } from "./pages/overview";
 import { playgroundPage } from "./pages/playground";
+import { settingsPage } from "./pages/settings";
 import { signInPage } from "./pages/sign-in";
 import { usagePage } from "./pages/usage";
 
@@ -21,6 +23,8 @@ const PAGES: Record<string, Render> = {
   playground: playgroundPage,
   evaluate: evaluatePage,
   calibrations: calibrationsPage,
+  batches: batchesPage,
+  settings: settingsPage,
 };
 
 async function start(): Promise<void> {

@@ -53,6 +53,27 @@ export const UsageSeries = z.object({
 });
 export type UsageSeries = z.infer<typeof UsageSeries>;
 
+/** One bucket of the batch lines among an account's calls (console only; docs/decisions.md). */
+export const BatchLinesPoint = z.object({
+  start: z.iso.datetime().describe("Bucket start (UTC)."),
+  end: z.iso.datetime().describe("Bucket end (UTC), the next bucket's start."),
+  requests: count("Batch lines answered (billed or test): part of the series' `requests`."),
+  input_tokens: count("Input tokens of those lines (int64)."),
+  charge_micro_cents: count("Their charge in micro-cents (int64)."),
+  error_requests: count("Batch lines that finished with an error; never charged."),
+});
+export type BatchLinesPoint = z.infer<typeof BatchLinesPoint>;
+
+/** GET /v1/console/usage/batch-lines, 200: the same buckets as the usage series, batch lines only. */
+export const UsageBatchLines = z.object({
+  object: z.literal("usage_batch_lines"),
+  start: DateOnly.describe("First UTC date included (echo)."),
+  end: DateOnly.describe("First UTC date not included (echo)."),
+  granularity: Granularity,
+  points: z.array(BatchLinesPoint),
+});
+export type UsageBatchLines = z.infer<typeof UsageBatchLines>;
+
 /** One key's buckets in GET /v1/usage. */
 export const KeyUsage = z.object({
   object: z.literal("key_usage"),
@@ -81,6 +102,13 @@ export const UsageReportQuery = z.object({
     .describe("First UTC date not included; default through today, within the longest range."),
   granularity: Granularity.optional(),
   key_id: z.string().regex(KEY_ID_PATTERN).optional().describe("Only this key."),
+});
+
+/** The query of GET /v1/console/usage/batch-lines: the usage series' range, no grouping. */
+export const UsageBatchLinesQuery = z.object({
+  start: z.iso.date().describe("First UTC date included."),
+  end: z.iso.date().describe("First UTC date not included."),
+  granularity: Granularity.optional(),
 });
 
 /** The query of GET /v1/console/usage/series as documented (spec: Usage series). */

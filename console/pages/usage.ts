@@ -11,6 +11,10 @@ interface Point {
   charge_micro_cents: number;
   error_requests: number;
 }
+/** The batch lines among the calls, bucket for bucket (GET /v1/console/usage/batch-lines). */
+interface BatchLines {
+  points: Array<Pick<Point, "start" | "requests" | "input_tokens" | "charge_micro_cents" | "error_requests">>;
+}
 interface Series {
   granularity: "day" | "hour";
   group_by: string;
@@ -18,6 +22,8 @@ interface Series {
 }
 
 const bars = uPlot.paths.bars!({ size: [0.6, 48] });
+/** The chart's series of batch lines (no key, model or serving path is named this). */
+const BATCH_LINES = "\u0000batch-lines";
 const COLORS = ["#2563eb", "#db2777", "#16a34a", "#ea580c", "#7c3aed", "#0891b2", "#ca8a04", "#475569"];
 const METRICS: Record<string, { label: string; value: (p: Point) => number }> = {
   requests: { label: "Requests", value: (p) => p.requests },
@@ -79,7 +85,19 @@ export async function usagePage(main: HTMLElement): Promise<void> {
   const chart = h("figure", { class: "chart", id: "usage-chart" });
   const totals = h("div", { id: "usage-totals" });
   const status = h("div", { "aria-live": "polite" });
-  main.append(controls, status, chart, totals);
+  main.append(
+    controls,
+    status,
+    chart,
+    totals,
+    h(
+      "p",
+      { class: "hint" },
+      "Batch lines are the decides of your uploaded batches (",
+      h("a", { href: "/console/batches" }, "Batches"),
+      "): they count in every total above, and their share is shown apart.",
+    ),
+  );
 
   const keys = await api<{ data: ConsoleKey[] }>("GET", "/v1/console/keys").catch(() => ({ data: [] }));
   const keyName = new Map(keys.data.map((k) => [k.id, `${k.name ?? k.prefix} (${k.prefix}…)`]));
@@ -95,10 +113,16 @@ export async function usagePage(main: HTMLElement): Promise<void> {
       granularity: granularity.value,
       group_by: groupBy.value,
     });
+    const lines = new URLSearchParams(q);
+    lines.delete("group_by");
     try {
-      const s = await api<Series>("GET", `/v1/console/usage/series?${q}`);
+      // The batch lines are a second, smaller read: without them the series is still drawn.
+      const [s, batch] = await Promise.all([
+        api<Series>("GET", `/v1/console/usage/series?${q}`),
+        api<BatchLines>("GET", `/v1/console/usage/batch-lines?${lines}`).catch(() => null),
+      ]);
       status.replaceChildren();
-      draw(s);
+      draw(s, batch);
     } catch (e) {
       status.replaceChildren(notice("error", errorText(e)));
     }
@@ -106,20 +130,27 @@ export async function usagePage(main: HTMLElement): Promise<void> {
 
   function label(group: string | null): string {
     if (group === null) return "All calls";
+    if (group === BATCH_LINES) return "Batch lines";
     return groupBy.value === "key" ? (keyName.get(group) ?? group) : group;
   }
 
-  function draw(s: Series): void {
+  function draw(s: Series, batch: BatchLines | null): void {
     plot?.destroy();
     plot = null;
     const m = METRICS[metric.value]!;
     const xs = (s.series[0]?.points ?? []).map((p) => Date.parse(p.start) / 1000);
+    // With everything in one series, the batch lines among it are drawn beside it.
+    const batchSeries =
+      s.group_by === "none" && batch && batch.points.some((p) => p.requests + p.error_requests > 0)
+        ? [{ group: BATCH_LINES, points: batch.points as Point[] }]
+        : [];
+    const drawn = [...s.series, ...batchSeries];
     const total = s.series.reduce((n, g) => n + g.points.reduce((a, p) => a + p.requests, 0), 0);
     chart.dataset.totalRequests = String(total);
     const caption = h(
       "figcaption",
       {},
-      `${m.label} by ${s.granularity} (UTC), ${s.group_by === "none" ? "all calls" : `by ${groupBy.selectedOptions[0]?.textContent?.toLowerCase()}`}`,
+      `${m.label} by ${s.granularity} (UTC), ${s.group_by === "none" ? "all calls" : `by ${groupBy.selectedOptions[0]?.textContent?.toLowerCase()}`}${batchSeries.length > 0 ? ", and the batch lines among them" : ""}`,
     );
     if (s.series.length === 0) {
       chart.replaceChildren(caption, h("p", { class: "empty" }, "No calls in this range yet."));
@@ -132,7 +163,7 @@ export async function usagePage(main: HTMLElement): Promise<void> {
       chart.replaceChildren(caption, holder);
       const width = Math.max(280, chart.clientWidth - 8);
       const step = s.granularity === "day" ? 86_400 : 3_600;
-      const asBars = s.series.length === 1 && s.granularity === "day";
+      const asBars = drawn.length === 1 && s.granularity === "day";
       plot = new uPlot(
         {
           width,
@@ -156,7 +187,7 @@ export async function usagePage(main: HTMLElement): Promise<void> {
           ],
           series: [
             { label: "Time" },
-            ...s.series.map((g, i) => ({
+            ...drawn.map((g, i) => ({
               label: label(g.group),
               stroke: COLORS[i % COLORS.length],
               fill: `${COLORS[i % COLORS.length]}22`,
@@ -166,11 +197,11 @@ export async function usagePage(main: HTMLElement): Promise<void> {
             })),
           ],
         },
-        [xs, ...s.series.map((g) => g.points.map((p) => m.value(p)))],
+        [xs, ...drawn.map((g) => g.points.map((p) => m.value(p)))],
         holder,
       );
     }
-    totals.replaceChildren(totalsTable(s, label));
+    totals.replaceChildren(totalsTable(s, label, batch));
   }
 
   for (const el of [granularity, groupBy, range, metric]) el.addEventListener("change", load);
@@ -202,7 +233,60 @@ function bucketLabel(seconds: number, granularity: "day" | "hour"): string {
   return granularity === "day" ? day : `${day} ${iso.slice(11, 16)}`;
 }
 
-function totalsTable(s: Series, label: (g: string | null) => string): HTMLElement {
+/** A part and its share of a whole: `1,234 (21.7 %)`. */
+function share(part: number, whole: number, format: (n: number) => string): string {
+  return whole > 0 ? `${format(part)} (${((part / whole) * 100).toFixed(1)} %)` : format(part);
+}
+
+/** The totals row of the batch lines among all the range's calls (their share of each column). */
+function batchLinesRow(s: Series, batch: BatchLines): HTMLElement {
+  const all = (f: (p: Point) => number) =>
+    s.series.reduce((n, g) => n + g.points.reduce((a, p) => a + f(p), 0), 0);
+  const of = (f: (p: BatchLines["points"][number]) => number) => batch.points.reduce((a, p) => a + f(p), 0);
+  return h(
+    "tr",
+    { "data-group": "batch-lines", class: "batch-lines" },
+    h("th", { scope: "row" }, "Of which batch lines"),
+    h(
+      "td",
+      { class: "num requests" },
+      share(
+        of((p) => p.requests),
+        all((p) => p.requests),
+        tokens,
+      ),
+    ),
+    h(
+      "td",
+      { class: "num" },
+      share(
+        of((p) => p.input_tokens),
+        all((p) => p.input_tokens),
+        tokens,
+      ),
+    ),
+    h(
+      "td",
+      { class: "num" },
+      share(
+        of((p) => p.charge_micro_cents),
+        all((p) => p.charge_micro_cents),
+        eurFromMicroCents,
+      ),
+    ),
+    h(
+      "td",
+      { class: "num" },
+      share(
+        of((p) => p.error_requests),
+        all((p) => p.error_requests),
+        tokens,
+      ),
+    ),
+  );
+}
+
+function totalsTable(s: Series, label: (g: string | null) => string, batch: BatchLines | null): HTMLElement {
   if (s.series.length === 0) return h("span", {});
   return h(
     "div",
@@ -237,6 +321,7 @@ function totalsTable(s: Series, label: (g: string | null) => string): HTMLElemen
             h("td", { class: "num" }, tokens(sum((p) => p.error_requests))),
           );
         }),
+        batch ? batchLinesRow(s, batch) : null,
       ),
     ),
   );

@@ -79,7 +79,8 @@ export function mixedEvents(accountId: string, count: number, endMs: number, hou
       );
     else out.push(usageEvent(accountId, at, { key_id, input_tokens }));
   }
-  return out;
+  // Every fifth event a batch line's (its usage event names the client `svc-batches`), errors and replays too.
+  return out.map((e, i) => (i % 5 === 0 ? { ...e, client_name: "svc-batches" } : e));
 }
 
 /** Roll-up rows as the tests compare them (strings for bigint columns avoided: plain numbers). */
@@ -117,6 +118,14 @@ export function expectedRollups(events: readonly UsageEvent[]): RollupRow[] {
     }
     if (!ok) r.error_requests += 1;
     if (ok && e.replayed) r.replays += 1;
+    if (e.client_name === "svc-batches") {
+      if (counted) {
+        r.batch_requests += 1;
+        r.batch_input_tokens += e.input_tokens;
+        r.batch_charge_micro_cents += e.charge_micro_cents;
+      }
+      if (!ok) r.batch_error_requests += 1;
+    }
   }
   return [...rows.values()].sort(compareRollups);
 }
@@ -134,7 +143,8 @@ export async function readRollups(env: DbEnv, accountId: string): Promise<Rollup
     const { rows } = await q(
       `SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS hour, key_id, model, served_by,
               requests::int, input_tokens::int, charge_micro_cents::int, gpu_requests::int,
-              fallback_requests::int, error_requests::int, replays::int
+              fallback_requests::int, error_requests::int, replays::int, batch_requests::int,
+              batch_input_tokens::int, batch_charge_micro_cents::int, batch_error_requests::int
          FROM usage_hourly WHERE account_id = $1`,
       [accountId],
     );
@@ -162,10 +172,14 @@ export async function dailyDrift(env: DbEnv, accountId: string): Promise<number>
     env,
     `WITH h AS (SELECT date_trunc('day', hour, 'UTC') AS day, key_id, model, served_by, sum(requests) AS a,
                        sum(input_tokens) AS b, sum(charge_micro_cents) AS c, sum(gpu_requests) AS d,
-                       sum(fallback_requests) AS e, sum(error_requests) AS f, sum(replays) AS g
+                       sum(fallback_requests) AS e, sum(error_requests) AS f, sum(replays) AS g,
+                       sum(batch_requests) AS h, sum(batch_input_tokens) AS i,
+                       sum(batch_charge_micro_cents) AS j, sum(batch_error_requests) AS k
                   FROM usage_hourly WHERE account_id = $1 GROUP BY 1, 2, 3, 4),
           d AS (SELECT day, key_id, model, served_by, requests AS a, input_tokens AS b, charge_micro_cents AS c,
-                       gpu_requests AS d, fallback_requests AS e, error_requests AS f, replays AS g
+                       gpu_requests AS d, fallback_requests AS e, error_requests AS f, replays AS g,
+                       batch_requests AS h, batch_input_tokens AS i, batch_charge_micro_cents AS j,
+                       batch_error_requests AS k
                   FROM usage_daily WHERE account_id = $1)
      SELECT ((SELECT count(*) FROM (SELECT * FROM h EXCEPT SELECT * FROM d) x)
            + (SELECT count(*) FROM (SELECT * FROM d EXCEPT SELECT * FROM h) y))::int AS n`,

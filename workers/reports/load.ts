@@ -1,9 +1,9 @@
-import type { UsageReport, UsageSeries } from "../../schema/usage";
+import type { UsageBatchLines, UsageReport, UsageSeries } from "../../schema/usage";
 import { ApiError } from "../errors";
 import type { DbEnv } from "../stores/db";
 import { accountHasKey, sumUsage } from "../stores/usage-reports";
-import type { UsageReportParams, UsageSeriesParams } from "./params";
-import { shapeUsageReport, shapeUsageSeries } from "./shape";
+import type { UsageRange, UsageReportParams, UsageSeriesParams } from "./params";
+import { shapeBatchLines, shapeUsageReport, shapeUsageSeries } from "./shape";
 
 /**
  * GET /v1/usage's body for an account: per key, every bucket of the range. A well-formed `key_id` of no key
@@ -28,4 +28,14 @@ export async function loadUsageSeries(
 ): Promise<UsageSeries> {
   const rows = await sumUsage(env, { ...params, accountId });
   return shapeUsageSeries(params, rows);
+}
+
+/** GET /v1/console/usage/batch-lines's body for an account: one read of the roll-ups, like the series. */
+export async function loadBatchLines(
+  env: DbEnv,
+  accountId: string,
+  range: UsageRange,
+): Promise<UsageBatchLines> {
+  const rows = await sumUsage(env, { ...range, accountId, groupBy: "none" });
+  return shapeBatchLines(range, rows);
 }

@@ -111,3 +111,15 @@ export function parseUsageSeriesParams(query: URLSearchParams): UsageSeriesParam
   const groupBy = oneOf("group_by", q.get("group_by"), UsageGroupBy.options, "none");
   return { ...checkedRange(startMs, endMs, granularity), groupBy };
 }
+
+/**
+ * Parses GET /v1/console/usage/batch-lines's query (`start`, `end` required; `granularity` optional): the usage
+ * series' range and its 422s, without a grouping.
+ */
+export function parseUsageRangeParams(query: URLSearchParams): UsageRange {
+  const q = readQuery(query, ["start", "end", "granularity"], ["start", "end"]);
+  const startMs = dateParam("start", q.get("start")!);
+  const endMs = dateParam("end", q.get("end")!);
+  const granularity = oneOf("granularity", q.get("granularity"), Granularity.options, "day");
+  return checkedRange(startMs, endMs, granularity);
+}

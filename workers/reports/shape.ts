@@ -1,4 +1,4 @@
-import type { KeyUsage, UsagePoint, UsageReport, UsageSeries } from "../../schema/usage";
+import type { KeyUsage, UsageBatchLines, UsagePoint, UsageReport, UsageSeries } from "../../schema/usage";
 import { type UsageBucketRow, ZERO_COUNTS } from "../stores/usage-reports";
 import { bucketStarts, bucketWidthMs, formatUtcDateTime } from "./buckets";
 import type { UsageRange, UsageReportParams, UsageSeriesParams } from "./params";
@@ -75,5 +75,29 @@ export function shapeUsageReport(params: UsageReportParams, rows: readonly Usage
     granularity: params.granularity,
     key_id: params.keyId,
     data,
+  };
+}
+
+/** The batch-lines body: every bucket of the range, from the roll-ups' batch columns (rows grouped by `none`). */
+export function shapeBatchLines(range: UsageRange, rows: readonly UsageBucketRow[]): UsageBatchLines {
+  const byBucket = new Map(rows.map((r) => [r.bucketMs, r]));
+  const width = bucketWidthMs(range.granularity);
+  const points = bucketStarts(range.startMs, range.endMs, range.granularity).map((t) => {
+    const r = byBucket.get(t) ?? ZERO_COUNTS;
+    return {
+      start: formatUtcDateTime(t),
+      end: formatUtcDateTime(t + width),
+      requests: r.batch_requests,
+      input_tokens: r.batch_input_tokens,
+      charge_micro_cents: r.batch_charge_micro_cents,
+      error_requests: r.batch_error_requests,
+    };
+  });
+  return {
+    object: "usage_batch_lines",
+    start: range.start,
+    end: range.end,
+    granularity: range.granularity,
+    points,
   };
 }

@@ -23,6 +23,11 @@ export interface UsageCounts {
   gpu_requests: number;
   fallback_requests: number;
   error_requests: number;
+  /** Of the counts above, the batch lines' (migrations/0017). */
+  batch_requests: number;
+  batch_input_tokens: number;
+  batch_charge_micro_cents: number;
+  batch_error_requests: number;
 }
 
 /** One non-empty bucket of one group, as summed from the roll-ups. */

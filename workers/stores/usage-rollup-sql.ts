@@ -10,6 +10,11 @@ export const ROLLUP_COUNTS = [
   "fallback_requests",
   "error_requests",
   "replays",
+  // Of those, the batch lines' (migrations/0017: events with client_name `svc-batches`).
+  "batch_requests",
+  "batch_input_tokens",
+  "batch_charge_micro_cents",
+  "batch_error_requests",
 ] as const;
 
 /** A roll-up table and the name of its bucket column. */

@@ -16,6 +16,10 @@ const row = (bucketMs: number, group: string | null, requests = 1): UsageBucketR
   gpu_requests: requests,
   fallback_requests: 0,
   error_requests: 2,
+  batch_requests: 0,
+  batch_input_tokens: 0,
+  batch_charge_micro_cents: 0,
+  batch_error_requests: 0,
 });
 const seriesParams = (q: string) => parseUsageSeriesParams(new URLSearchParams(q));
 

@@ -29,6 +29,8 @@ describe("console pages (served by the API's Worker under /console/)", () => {
     "/console/playground",
     "/console/evaluate",
     "/console/calibrations",
+    "/console/batches",
+    "/console/settings",
   ]) {
     it(`GET ${path} is the page's HTML with a CSP that allows no inline script or style and no framing`, async () => {
       const res = await navigate(path);

@@ -152,6 +152,7 @@ describe("the usage routes document their query parameters (found by schemathesi
   it.each([
     ["/v1/usage", ["start", "end", "granularity", "key_id"]],
     ["/v1/console/usage/series", ["start", "end", "granularity", "group_by"]],
+    ["/v1/console/usage/batch-lines", ["start", "end", "granularity"]],
   ])("%s", async (path, names) => {
     const doc = (await (await call("GET", "/v1/openapi.json")).json()) as {
       paths: Record<string, { get: { parameters: { name: string; in: string; required?: boolean }[] } }>;

@@ -17,6 +17,7 @@ import { getSession } from "./session/get";
 import { getSettings, updateSettings } from "./settings/settings";
 import { cancelDowngradeRoute, scheduleDowngradeRoute } from "./subscription/downgrade";
 import { getSubscription } from "./subscription/get";
+import { getUsageBatchLines } from "./usage/batch-lines";
 import { getUsageSeries } from "./usage/series";
 
 /** The console's routes (sign-in, session, keys, overview, models, usage series, playground, settings, subscription and its downgrade) and its operator switches. */
@@ -35,6 +36,7 @@ export const CONSOLE_ENDPOINTS: readonly Endpoint[] = [
   getOverview,
   listConsoleModels,
   getUsageSeries,
+  getUsageBatchLines,
   playgroundDecide,
   getSettings,
   updateSettings,
