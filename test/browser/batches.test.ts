@@ -194,7 +194,7 @@ describe.skipIf(!CHROMIUM)(
         .click();
       await expect.poll(() => page.locator("#batches").textContent()).toContain("No batches yet");
 
-      // Usage: batch lines (usage events of client svc-batches, as the runner writes them) shown apart.
+      // Usage: batch lines (usage events of client (batch), as the runner writes them) shown apart.
       const { account_id } = (await page.evaluate(`fetch("/v1/console/session").then((r) => r.json())`)) as {
         account_id: string;
       };

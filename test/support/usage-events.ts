@@ -79,8 +79,8 @@ export function mixedEvents(accountId: string, count: number, endMs: number, hou
       );
     else out.push(usageEvent(accountId, at, { key_id, input_tokens }));
   }
-  // Every fifth event a batch line's (its usage event names the client `svc-batches`), errors and replays too.
-  return out.map((e, i) => (i % 5 === 0 ? { ...e, client_name: "svc-batches" } : e));
+  // Every fifth event a batch line's (its usage event names the client `(batch)`), errors and replays too.
+  return out.map((e, i) => (i % 5 === 0 ? { ...e, client_name: "(batch)" } : e));
 }
 
 /** Roll-up rows as the tests compare them (strings for bigint columns avoided: plain numbers). */
@@ -118,7 +118,7 @@ export function expectedRollups(events: readonly UsageEvent[]): RollupRow[] {
     }
     if (!ok) r.error_requests += 1;
     if (ok && e.replayed) r.replays += 1;
-    if (e.client_name === "svc-batches") {
+    if (e.client_name === "(batch)") {
       if (counted) {
         r.batch_requests += 1;
         r.batch_input_tokens += e.input_tokens;

@@ -11,7 +11,7 @@ const DAY = Date.UTC(2026, 9, 20); // 2026-10-20
 const batch = { client_name: BATCH_CLIENT_NAME };
 
 describe("GET /v1/console/usage/batch-lines (getUsageBatchLines): batch lines told apart on the usage page (issue 42)", () => {
-  it("batch lines (client name svc-batches) are counted apart, as part of the series' totals, the same after a repair", async () => {
+  it("batch lines (client name `(batch)`) are counted apart, as part of the series' totals, the same after a repair", async () => {
     const s = await signIn();
     await recordUsageEvents(consoleEnv, [
       usageEvent(s.accountId, DAY + 60_000, { ...batch, input_tokens: 40 }),

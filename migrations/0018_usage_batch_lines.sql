@@ -1,6 +1,6 @@
 -- Batch lines in the usage roll-ups (issue 42): how many of a bucket's calls were batch lines, so the console's
 -- usage page can tell them apart at no extra read cost (docs/decisions.md, "Batch lines on the usage page").
--- A batch line's usage event is a decide's with `client_name = 'svc-batches'` (workers/batches/runner.ts,
+-- A batch line's usage event is a decide's with `client_name = '(batch)'` (workers/batches/runner.ts,
 -- BATCH_CLIENT_NAME). The columns are sums like the others (0004); the totals still include batch lines.
 
 ALTER TABLE usage_hourly
@@ -31,12 +31,12 @@ LANGUAGE sql STABLE AS $$
     (e.status = 200 AND NOT e.replayed AND e.served_by = 'fallback')::int,
     (e.status <> 200)::int,
     (e.status = 200 AND e.replayed)::int,
-    (e.status = 200 AND NOT e.replayed AND e.client_name IS NOT DISTINCT FROM 'svc-batches')::int,
-    CASE WHEN e.status = 200 AND NOT e.replayed AND e.client_name IS NOT DISTINCT FROM 'svc-batches'
+    (e.status = 200 AND NOT e.replayed AND e.client_name IS NOT DISTINCT FROM '(batch)')::int,
+    CASE WHEN e.status = 200 AND NOT e.replayed AND e.client_name IS NOT DISTINCT FROM '(batch)'
          THEN e.input_tokens ELSE 0 END,
-    CASE WHEN e.status = 200 AND NOT e.replayed AND e.client_name IS NOT DISTINCT FROM 'svc-batches'
+    CASE WHEN e.status = 200 AND NOT e.replayed AND e.client_name IS NOT DISTINCT FROM '(batch)'
          THEN e.charge_micro_cents ELSE 0 END,
-    (e.status <> 200 AND e.client_name IS NOT DISTINCT FROM 'svc-batches')::int
+    (e.status <> 200 AND e.client_name IS NOT DISTINCT FROM '(batch)')::int
 $$;
 
 -- Batch lines recorded before this migration (raw events are kept 90 days; batches are newer than that).
@@ -48,7 +48,7 @@ UPDATE usage_hourly h
                sum(r.batch_charge_micro_cents) AS batch_charge_micro_cents,
                sum(r.batch_error_requests) AS batch_error_requests
           FROM usage_events e, LATERAL usage_rollup_of(e) r
-         WHERE e.client_name = 'svc-batches'
+         WHERE e.client_name = '(batch)'
          GROUP BY 1, 2, 3, 4, 5) s
  WHERE (h.account_id, h.hour, h.key_id, h.model, h.served_by) = (s.account_id, s.hour, s.key_id, s.model, s.served_by);
 
