@@ -9,6 +9,8 @@ import { validateDecideRequest } from "../decide/validate";
 import { ApiError, errorBody } from "../errors";
 import { readJsonText } from "../evaluations/json-text";
 import type { Ledger } from "../ledger/stub";
+import type { MetricsDataset } from "../observability/metrics";
+import { logRequestLine } from "../observability/request-line";
 import type { Services } from "../services";
 import {
   addLineFault,
@@ -35,6 +37,8 @@ export interface LineDeps {
   engine: { dispatch(req: ScoreRequest, o: DispatchOptions): Promise<Dispatched> };
   calibrations: Pick<CalibrationLookup, "forRequest">;
   quota: Pick<EvaluationQuota, "take" | "giveBack">;
+  /** The Analytics Engine dataset each line's data point goes to (as a decide's does). */
+  metrics?: MetricsDataset;
   now?: () => number;
 }
 
@@ -73,7 +77,8 @@ export async function runLine(
   line: number,
   stored: StoredLine,
 ): Promise<LineOutcomeKind> {
-  const attempt = `req_${nextUlid(deps.now?.() ?? Date.now())}`;
+  const started = Date.now();
+  const attempt = `req_${nextUlid(deps.now?.() ?? started)}`;
   let owed: string[] | null;
   try {
     owed = await claimLine(deps.db, b.id, line, attempt);
@@ -135,12 +140,15 @@ export async function runLine(
     await charge.refund();
     await giveBack();
     const fault = !(error instanceof ApiError) || error.status === 500;
-    if (fault) return lineFault(deps, b, line, attempt, stored, error);
+    if (fault) return lineFault(deps, b, line, attempt, stored, error, started);
     return { kind: "retry", fault: false, error };
   }
   try {
     const counted = await commitLine(deps.db, b.id, line, attempt, { status: 200, result, ...outcome });
-    if (counted) return { kind: "finished" };
+    if (counted) {
+      logLine(deps, b, attempt, { status: 200, ...outcome }, started);
+      return { kind: "finished" };
+    }
     await charge.refund();
     await giveBack();
     return { kind: "dropped" };
@@ -158,6 +166,7 @@ async function lineFault(
   attempt: string,
   stored: StoredLine,
   error: unknown,
+  started: number,
 ): Promise<LineOutcomeKind> {
   try {
     const faults = await addLineFault(deps.db, b.id, line);
@@ -169,7 +178,7 @@ async function lineFault(
       "error",
       JSON.stringify(errorBody(err, attempt).error),
     );
-    await commitLine(deps.db, b.id, line, attempt, {
+    const outcome: LineOutcome = {
       status: err.status,
       result,
       model: stored.model,
@@ -179,9 +188,41 @@ async function lineFault(
       chargeMicroCents: 0,
       unitPrice: 0,
       tier: b.mode === "test" ? "test" : null,
-    });
+    };
+    if (await commitLine(deps.db, b.id, line, attempt, outcome)) logLine(deps, b, attempt, outcome, started);
     return { kind: "finished" };
   } catch (e) {
     return { kind: "retry", fault: true, error: e };
   }
+}
+
+/** The line's request line (issue 43), as a decide's, at batch priority. */
+function logLine(
+  deps: LineDeps,
+  b: BatchRow,
+  attempt: string,
+  o: Pick<LineOutcome, "status" | "model" | "inputTokens" | "chargeMicroCents">,
+  started: number,
+): void {
+  logRequestLine(
+    {
+      request_id: attempt,
+      route: "batchLine",
+      status: o.status,
+      error_code: o.status === 200 ? null : "internal_error",
+      key_id: b.keyId,
+      account_id: b.accountId,
+      mode: b.mode,
+      model: o.model,
+      served_by: o.status === 200 ? "gpu" : null,
+      input_tokens: o.inputTokens,
+      charge_micro_cents: o.chargeMicroCents,
+      latency_ms: Date.now() - started,
+      gpu_ms: null,
+      gpu_attempts: null,
+      idempotency: null,
+      priority: "batch",
+    },
+    deps.metrics,
+  );
 }
