@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Tuple
 
 import svc_decide
 from conftest import REPO, Stack
-from svc_decide.operations import CONSOLE_PATH_PREFIX, OPERATIONS
+from svc_decide.operations import CONSOLE_PATH_PREFIX, NAMESPACED_METHODS, OPERATIONS
 
 SPEC = REPO / "docs" / "spec" / "decision-service-api-v1.md"
 
@@ -17,6 +17,18 @@ SPEC = REPO / "docs" / "spec" / "decision-service-api-v1.md"
 def snake(operation_id: str) -> str:
     """The Python name of an operation id: ``listPublicPlans`` is ``list_public_plans`` (``OpenApi`` one word)."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", operation_id.replace("OpenApi", "Openapi")).lower()
+
+
+def method_of(client: object, name: str) -> Any:
+    """The client's method for an operation: ``client.<name>``, or ``client.batches.create`` for a namespaced one."""
+    found: Any = client
+    for part in NAMESPACED_METHODS.get(name, name).split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+def is_async(method: Any) -> bool:
+    return inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method)
 
 
 def public_operations(doc: Dict[str, Any]) -> Dict[Tuple[str, str], Dict[str, Any]]:
@@ -43,6 +55,7 @@ def error_responses(op: Dict[str, Any]) -> List[Tuple[int, str, List[str]]]:
 
 def test_every_public_operation_has_a_method_with_its_method_path_and_auth(stack: Stack) -> None:
     doc = svc_decide.Client(base_url=stack.base_url).get_openapi_document()
+    sync, asynchronous = svc_decide.Client(base_url=stack.base_url), svc_decide.AsyncClient(base_url=stack.base_url)
     ops = public_operations(doc)
     assert len(ops) >= 13
     problems = []
@@ -57,11 +70,28 @@ def test_every_public_operation_has_a_method_with_its_method_path_and_auth(stack
     for name, mine in OPERATIONS.items():
         if (mine.method, mine.path) not in ops:
             problems.append(f"client method {name} ({mine.method} {mine.path}) is not in the document")
-        if not callable(getattr(svc_decide.Client, name, None)):
-            problems.append(f"Client has no method {name}")
-        if not inspect.iscoroutinefunction(getattr(svc_decide.AsyncClient, name, None)):
-            problems.append(f"AsyncClient has no async method {name}")
+        if not callable(method_of(sync, name)):
+            problems.append(f"Client has no method {NAMESPACED_METHODS.get(name, name)}")
+        if not is_async(method_of(asynchronous, name)):
+            problems.append(f"AsyncClient has no async method {NAMESPACED_METHODS.get(name, name)}")
     assert problems == []
+
+
+def test_the_batch_operation_ids_map_to_client_batches_methods_sync_and_async() -> None:
+    ids = ["createBatch", "listBatches", "getBatch", "cancelBatch", "deleteBatch", "getBatchResults"]
+    assert [snake(i) for i in ids] == list(NAMESPACED_METHODS)
+    assert list(NAMESPACED_METHODS.values()) == [
+        "batches.create",
+        "batches.list",
+        "batches.retrieve",
+        "batches.cancel",
+        "batches.delete",
+        "batches.results",
+    ]
+    sync, asynchronous = svc_decide.Client(base_url="http://contract.test"), svc_decide.AsyncClient(base_url="http://contract.test")
+    for name in NAMESPACED_METHODS:
+        assert name in OPERATIONS
+        assert callable(method_of(sync, name)) and is_async(method_of(asynchronous, name)), name
 
 
 def test_every_error_the_document_lists_is_raised_by_its_type_and_known_codes_sit_under_it(stack: Stack) -> None:

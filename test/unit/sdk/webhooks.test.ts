@@ -1,4 +1,7 @@
-import { describe, expect, expectTypeOf, it } from "vitest";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import {
   SvcClient,
   signWebhook,
@@ -130,5 +133,31 @@ describe("webhooks.sign: the header the service sends, for testing an endpoint",
     const client = new SvcClient({ baseUrl: "http://api.test" });
     expect(client.webhooks).toBe(webhooks);
     expect([webhooks.header, webhooks.toleranceSeconds]).toEqual(["svc-signature", 300]);
+  });
+});
+
+describe("sdk/README.md's Webhooks example runs as written (it needs no API)", () => {
+  it("a signed call is answered 204, a forged one 400 signature_mismatch", async () => {
+    const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+    const section = readFileSync(join(root, "sdk/README.md"), "utf8").split("## Webhooks")[1] ?? "";
+    const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+    const dir = join(root, ".cache/sdk-readme");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `webhooks-${process.pid}-${Date.now()}.ts`);
+    writeFileSync(
+      file,
+      `${code.replaceAll('"@svc/sdk"', JSON.stringify(join(root, "sdk/src/index.ts")))}\nexport {};\n`,
+    );
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      await import(file);
+      expect(log.mock.calls).toEqual([
+        ["batch.completed", "batch_1", { total: 2, done: 2, failed: 0 }],
+        [204, "signature_mismatch"],
+      ]);
+    } finally {
+      log.mockRestore();
+      rmSync(file, { force: true });
+    }
   });
 });
