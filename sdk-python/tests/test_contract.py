@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Tuple
 
 import svc_decide
 from conftest import REPO, Stack
+from svc_decide.batch_types import Batch, BatchList, DeletedBatch, WebhookEvent
 from svc_decide.operations import CONSOLE_PATH_PREFIX, NAMESPACED_METHODS, OPERATIONS
 
 SPEC = REPO / "docs" / "spec" / "decision-service-api-v1.md"
@@ -110,6 +111,18 @@ def test_every_error_the_document_lists_is_raised_by_its_type_and_known_codes_si
                     problems.append(f"{method} {path} {status}: {code} is known under another type")
     assert problems == []
     assert len(codes_seen) > 30
+
+
+def test_the_batch_typed_dicts_have_the_fields_of_the_documents_schemas(stack: Stack) -> None:
+    """Batch, BatchList and DeletedBatch as the document has them (issue 42's routes); WebhookEvent when it
+    lists it too (no route answers one)."""
+    schemas = svc_decide.Client(base_url=stack.base_url).get_openapi_document().get("components", {}).get("schemas", {})
+    typed = {"Batch": Batch, "BatchList": BatchList, "DeletedBatch": DeletedBatch, "WebhookEvent": WebhookEvent}
+    assert [n for n in ("Batch", "BatchList", "DeletedBatch") if n not in schemas] == []
+    for name, typed_dict in typed.items():
+        if name in schemas:
+            assert set(schemas[name]["properties"]) == set(typed_dict.__annotations__), name
+    assert set(schemas["Batch"]["required"]) == set(Batch.__required_keys__)
 
 
 def spec_error_table() -> Dict[str, Tuple[int, List[str]]]:

@@ -7,7 +7,7 @@ import type {
   DeletedBatch,
 } from "./batch-types.js";
 import { canStreamUploads, JSONL, jsonLines, uploadOf } from "./jsonl.js";
-import { OPERATIONS, type OperationName } from "./operations.js";
+import { OPERATIONS, type Operation, type OperationName } from "./operations.js";
 import type { ApiResponse, Call, RequestOptions, StreamedBody, Transport } from "./transport.js";
 
 /** Options of `batches.create`. */
@@ -97,9 +97,7 @@ export class Batches {
   }
 
   private call(name: OperationName, id?: string): Call {
-    const { method, path, auth, idempotent } = OPERATIONS[name] as (typeof OPERATIONS)[OperationName] & {
-      idempotent?: boolean;
-    };
+    const { method, path, auth, idempotent }: Operation = OPERATIONS[name];
     const resolved = id === undefined ? path : path.replace("{id}", encodeURIComponent(id));
     return { method, path: resolved, auth, idempotent };
   }

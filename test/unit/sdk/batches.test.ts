@@ -241,6 +241,14 @@ describe("batches.results: one parsed line per finished request, read as the bod
     if (second && "error" in second) expect(second.error.code).toBe("insufficient_balance");
   });
 
+  it("only \\n ends a line: U+2028 and U+0085, which JSON strings may hold as they are, stay inside theirs", async () => {
+    const odd = "a\u2028b\u0085c";
+    const { client } = scriptedClient([
+      { chunks: [`${JSON.stringify({ custom_id: odd, status: 200, body: {} })}\n${ok(2)}\n`] },
+    ]);
+    expect((await collect(client.batches.results(ID))).map((l) => l.custom_id)).toEqual([odd, "ticket-2"]);
+  });
+
   it("the first line is handed out before the body has ended (the body is never held whole)", async () => {
     const { client, requests } = scriptedClient([{ chunks: [`${ok(1)}\n`], stall: true }]);
     const results = client.batches.results(ID);
