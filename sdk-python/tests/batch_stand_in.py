@@ -106,13 +106,13 @@ def _handler(stand_in: BatchStandIn) -> type:
 
         def _read_body(self) -> bytes:
             if self.headers.get("transfer-encoding", "").lower() == "chunked":
-                out = b""
+                out: List[bytes] = []
                 while True:
                     size = int(self.rfile.readline().split(b";")[0].strip(), 16)
                     if size == 0:
                         self.rfile.readline()
-                        return out
-                    out += self.rfile.read(size)
+                        return b"".join(out)
+                    out.append(self.rfile.read(size))
                     self.rfile.readline()
             return self.rfile.read(int(self.headers.get("content-length") or 0))
 
