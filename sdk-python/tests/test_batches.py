@@ -92,9 +92,10 @@ def test_the_upload_is_jsonl_from_a_list_a_generator_a_path_a_file_object_or_byt
     with path.open("rb") as f:
         c.batches.create(f)
     c.batches.create(JSONL)
-    assert [r.body for r in api.requests] == [JSONL] * 6
+    c.batches.create(iter([JSONL[:7], JSONL[7:]]))  # chunks already written pass as they are
+    assert [r.body for r in api.requests] == [JSONL] * 7
     # A path, a seekable file and bytes go with their length; lines are written out while sent (chunked).
-    assert [r.headers.get("content-length") for r in api.requests] == [None, None, *[str(len(JSONL))] * 4]
+    assert [r.headers.get("content-length") for r in api.requests] == [None, None, *[str(len(JSONL))] * 4, None]
     assert [r.headers.get("transfer-encoding") for r in api.requests][:2] == ["chunked", "chunked"]
 
 

@@ -99,7 +99,8 @@ export interface BatchListQuery {
 
 /**
  * What `batches.create` uploads: the lines (an array, or any iterable or async iterable of them), or JSONL
- * that is already written (a string, a `Blob`/`File`, e.g. Node's `fs.openAsBlob(path)`, or a byte stream).
+ * that is already written (a string, a `Blob`/`File`, e.g. Node's `fs.openAsBlob(path)`, or a byte stream;
+ * a Node stream such as `fs.createReadStream(path)`, an async iterable of Buffers, is sent as it is too).
  */
 export type BatchInput =
   | readonly BatchLine[]

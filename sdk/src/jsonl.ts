@@ -26,11 +26,11 @@ export async function uploadOf(input: BatchInput, stream: boolean): Promise<Uplo
     if (stream) return once(input);
     return blobUpload(await new Response(input).blob());
   }
-  const lines = input as Iterable<BatchLine> | AsyncIterable<BatchLine>;
+  const lines = input as Items;
   if (stream) return once(linesStream(lines));
-  const parts: string[] = [];
-  for await (const line of lines) parts.push(jsonLine(line));
-  return blobUpload(new Blob(parts));
+  const parts: Array<string | Uint8Array> = [];
+  for await (const line of lines) parts.push(part(line));
+  return blobUpload(new Blob(parts as unknown as ConstructorParameters<typeof Blob>[0]));
 }
 
 /**
@@ -139,11 +139,16 @@ function jsonLine(line: BatchLine): string {
   return `${JSON.stringify(line)}\n`;
 }
 
-function linesStream(lines: Iterable<BatchLine> | AsyncIterable<BatchLine>): ReadableStream<Uint8Array> {
-  const it =
-    Symbol.asyncIterator in lines
-      ? (lines as AsyncIterable<BatchLine>)[Symbol.asyncIterator]()
-      : (lines as Iterable<BatchLine>)[Symbol.iterator]();
+/** A line written out; bytes pass as they are (a Node stream, `fs.createReadStream(path)`, yields Buffers). */
+function part(item: BatchLine | Uint8Array): string | Uint8Array {
+  return item instanceof Uint8Array ? item : jsonLine(item);
+}
+
+/** Lines to write out, or (from a Node stream) bytes already written. */
+type Items = Iterable<BatchLine | Uint8Array> | AsyncIterable<BatchLine | Uint8Array>;
+
+function linesStream(lines: Items): ReadableStream<Uint8Array> {
+  const it = Symbol.asyncIterator in lines ? lines[Symbol.asyncIterator]() : lines[Symbol.iterator]();
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -155,7 +160,13 @@ function linesStream(lines: Iterable<BatchLine> | AsyncIterable<BatchLine>): Rea
           controller.close();
           return;
         }
-        chunk += jsonLine(next.value);
+        const written = part(next.value);
+        if (typeof written === "string") chunk += written;
+        else {
+          if (chunk) controller.enqueue(encoder.encode(chunk));
+          controller.enqueue(written);
+          return;
+        }
       }
       controller.enqueue(encoder.encode(chunk));
     },

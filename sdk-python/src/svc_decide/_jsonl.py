@@ -33,8 +33,17 @@ JSONL = "application/jsonl"
 CHUNK_BYTES = 64 * 1024
 
 #: What ``batches.create`` takes: lines (any iterable of ``{"custom_id", "body"}``; an async iterable too on
-#: ``AsyncClient``), a path of a JSONL file, a binary file object, or JSONL bytes.
-BatchSource = Union[Iterable[BatchLine], AsyncIterable[BatchLine], str, "os.PathLike[str]", IO[bytes], bytes]
+#: ``AsyncClient``), a path of a JSONL file, a binary file object, JSONL bytes, or an iterable of JSONL chunks.
+BatchSource = Union[
+    Iterable[BatchLine],
+    AsyncIterable[BatchLine],
+    str,
+    "os.PathLike[str]",
+    IO[bytes],
+    bytes,
+    Iterable[bytes],
+    AsyncIterable[bytes],
+]
 
 
 @dataclass(frozen=True)
@@ -75,11 +84,12 @@ def upload_of(source: Any, *, asynchronous: bool) -> Upload:
     )
 
 
-def _line(line: BatchLine) -> bytes:
-    return encode_body(line) + b"\n"
+def _line(line: Union[BatchLine, bytes]) -> bytes:
+    """A line written out; bytes pass as they are (an iterator of chunks already written)."""
+    return bytes(line) if isinstance(line, (bytes, bytearray)) else encode_body(line) + b"\n"
 
 
-def _chunks(lines: Iterable[BatchLine]) -> Iterator[bytes]:
+def _chunks(lines: Iterable[Union[BatchLine, bytes]]) -> Iterator[bytes]:
     chunk: List[bytes] = []
     size = 0
     for line in lines:
@@ -93,7 +103,7 @@ def _chunks(lines: Iterable[BatchLine]) -> Iterator[bytes]:
         yield b"".join(chunk)
 
 
-async def _async_chunks(lines: AsyncIterable[BatchLine]) -> AsyncIterator[bytes]:
+async def _async_chunks(lines: AsyncIterable[Union[BatchLine, bytes]]) -> AsyncIterator[bytes]:
     chunk: List[bytes] = []
     size = 0
     async for line in lines:

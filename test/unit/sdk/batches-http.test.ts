@@ -1,7 +1,10 @@
 // client.batches over a real HTTP connection (Node's fetch to a node:http stand-in for the batch routes):
 // what goes over the wire when an upload is streamed, and results read from a body sent in pieces.
+import { createReadStream, mkdtempSync, openAsBlob, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BatchLine, SvcClient } from "../../../sdk/src/index";
 
@@ -79,6 +82,29 @@ describe("batches.create over HTTP", () => {
     const expected = `${JSON.stringify(line(0))}\n${JSON.stringify(line(1))}\n`;
     expect(received[0]?.headers["content-length"]).toBe(String(Buffer.byteLength(expected)));
     expect(received[0]?.body).toBe(expected);
+  });
+});
+
+describe("batches.create from a file", () => {
+  it("fs.openAsBlob(path) goes with its length; a Node stream (fs.createReadStream) goes as it is, chunked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-batch-"));
+    const path = join(dir, "lines.jsonl");
+    const jsonl = [0, 1, 2].map((n) => `${JSON.stringify(line(n))}\n`).join("");
+    writeFileSync(path, jsonl);
+    try {
+      received.length = 0;
+      const svc = new SvcClient({ baseUrl, apiKey: "svc_test_k" });
+      await svc.batches.create(await openAsBlob(path));
+      await svc.batches.create(createReadStream(path));
+      expect(
+        received.map((r) => [r.body, r.headers["content-length"], r.headers["transfer-encoding"]]),
+      ).toEqual([
+        [jsonl, String(Buffer.byteLength(jsonl)), undefined],
+        [jsonl, undefined, "chunked"],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
