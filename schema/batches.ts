@@ -17,7 +17,12 @@ export const BATCH_STATUSES = [
 ] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
 /** A batch in one of these statuses no longer runs: its results are final. */
-export const FINISHED_BATCH_STATUSES: readonly BatchStatus[] = ["completed", "cancelled", "expired", "failed"];
+export const FINISHED_BATCH_STATUSES: readonly BatchStatus[] = [
+  "completed",
+  "cancelled",
+  "expired",
+  "failed",
+];
 export const PAUSED_REASONS = ["insufficient_balance", "test_daily_quota"] as const;
 
 /** Lines and bytes of one upload (issue 42). */
@@ -29,7 +34,12 @@ export const CUSTOM_ID_MAX = 64;
 export const BATCH_CONTENT_TYPES = ["application/jsonl", "application/x-ndjson"] as const;
 
 /** Events a webhook endpoint is called with. */
-export const BATCH_EVENT_TYPES = ["batch.completed", "batch.failed", "batch.expired", "batch.cancelled"] as const;
+export const BATCH_EVENT_TYPES = [
+  "batch.completed",
+  "batch.failed",
+  "batch.expired",
+  "batch.cancelled",
+] as const;
 export type BatchEventType = (typeof BATCH_EVENT_TYPES)[number];
 
 const batchId = z.string().regex(BATCH_ID_PATTERN).openapi({ example: "batch_01JD0000000000000000000000" });
@@ -53,9 +63,12 @@ export const Batch = z
       .nullable()
       .openapi({ description: "Why a `paused` batch waits; null otherwise." }),
     resumes_at: unixSeconds.nullable().openapi({
-      description: "Paused for the test daily quota: the next 00:00 UTC. Null when not known (a top-up resumes it).",
+      description:
+        "Paused for the test daily quota: the next 00:00 UTC. Null when not known (a top-up resumes it).",
     }),
-    mode: z.enum(["live", "test"]).openapi({ description: "The creating key's mode: live lines are charged." }),
+    mode: z
+      .enum(["live", "test"])
+      .openapi({ description: "The creating key's mode: live lines are charged." }),
     model: z.string().nullable().openapi({
       description: "The model every line names (default `svc-1`); null when lines name different ones.",
       example: "svc-1",
@@ -67,7 +80,10 @@ export const Batch = z
     }),
     usage: z.object({
       input_tokens: z.number().int(),
-      charge_micro_cents: z.number().int().openapi({ description: "The sum of the answered lines' charges." }),
+      charge_micro_cents: z
+        .number()
+        .int()
+        .openapi({ description: "The sum of the answered lines' charges." }),
     }),
     created: unixSeconds,
     started: unixSeconds.nullable(),
@@ -132,3 +148,14 @@ export const WebhookEvent = z
 /** Header of a webhook call and the tolerance a receiver should allow between `t` and its clock. */
 export const WEBHOOK_SIGNATURE_HEADER = "svc-signature";
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+export const BatchPathParams = z.object({ id: batchId });
+export const BatchListQuery = z.object({
+  limit: z.string().optional().openapi({ description: "1 to 100, default 20." }),
+  starting_after: z.string().optional().openapi({ description: "A batch id: the page after it." }),
+});
+export const ConsoleBatchQuery = z.object({
+  mode: z.enum(["test", "live"]).optional().openapi({
+    description: "`test` (default): the daily test quota; `live`: charged to the balance.",
+  }),
+});

@@ -9,6 +9,7 @@ import { strictTransportSecurity } from "./middleware/strict-transport-security"
 import { rootRedirect } from "./pages/root-redirect";
 import { consolePages } from "./pages/routes";
 import { getBalance } from "./routes/balance/get";
+import { BATCH_ENDPOINTS } from "./routes/batches/endpoints";
 import { CALIBRATION_ENDPOINTS } from "./routes/calibrations/endpoints";
 import { createAllowanceReset } from "./routes/console/allowance-resets/post";
 import { createCheckoutSession } from "./routes/console/checkout-sessions/post";
@@ -39,6 +40,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_ENDPOINTS,
   ...EVALUATION_ENDPOINTS,
   ...CALIBRATION_ENDPOINTS,
+  ...BATCH_ENDPOINTS,
   createCheckoutSession,
   listPlans,
   listPublicPlans,

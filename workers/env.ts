@@ -7,6 +7,8 @@ export interface Env {
   LEDGER: DurableObjectNamespace<import("./ledger/account-ledger").AccountLedger>;
   /** One EvaluationRunner Durable Object per account (runs its evaluations from an alarm). */
   EVALUATIONS: DurableObjectNamespace<import("./evaluations/runner-object").EvaluationRunner>;
+  /** R2: batch inputs and results (`batches/<id>/input|results/<chunk>.jsonl`). */
+  BATCHES: R2Bucket;
   ENVIRONMENT?: string;
   /** Postgres connection string (Neon in production, the local bridge's target locally). */
   DATABASE_URL?: string;

@@ -1,5 +1,6 @@
 import { sweepConsoleData } from "./accounts/retention-sweep";
 import { app } from "./app";
+import { sweepBatches } from "./batches/sweep";
 import { sweepRefundIntents } from "./billing/refund-sweep";
 import { sweepInvitations } from "./billing/seat-service";
 import { httpEmailSender } from "./clients/email";
@@ -14,7 +15,10 @@ export { AccountLedger } from "./ledger/account-ledger";
 
 /** Cron triggers (wrangler.toml `[triggers]`) and what each runs. */
 export const CRONS = {
-  /** Refunds recorded in Postgres because the ledger was unreachable; evaluations kicked, expired ones deleted. */
+  /**
+   * Refunds recorded in Postgres because the ledger was unreachable; evaluations and batches kicked, expired ones
+   * deleted.
+   */
   refunds: "*/5 * * * *",
   /** Recomputes the last hours' usage roll-ups from the raw events (a safety net; writes are exactly once). */
   usageRepair: "7 * * * *",
@@ -35,6 +39,7 @@ export default {
         ),
       );
       if (env.DATABASE_URL) ctx.waitUntil(sweepEvaluations(env));
+      if (env.DATABASE_URL) ctx.waitUntil(sweepBatches(env));
       if (env.DATABASE_URL)
         ctx.waitUntil(sweepInvitations({ db: database(env), email: httpEmailSender(env) }));
     }

@@ -47,6 +47,7 @@ export function wranglerSettings(): {
   compatibilityDate: string;
   compatibilityFlags: string[];
   durableObjects: Record<string, { className: string; useSQLite: true }>;
+  r2Buckets: string[];
 } {
   const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
   const durableObjects: Record<string, { className: string; useSQLite: true }> = {};
@@ -55,12 +56,14 @@ export function wranglerSettings(): {
     const className = /^class_name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
     if (name && className) durableObjects[name] = { className, useSQLite: true };
   }
+  const r2Buckets = [...toml.matchAll(/^\[\[r2_buckets\]\]\s*\nbinding\s*=\s*"([^"]+)"/gm)].map((m) => m[1]!);
   const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1] ?? "2026-04-01";
   const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1] ?? "";
   return {
     compatibilityDate: date,
     compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
     durableObjects,
+    r2Buckets,
   };
 }
 
@@ -71,6 +74,8 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
     modules: [{ type: "ESModule", path: "index.js", contents: script }],
     ...wranglerSettings(),
     durableObjectsPersist: opts.persistDir ?? false,
+    // R2 (batch inputs and results) beside the Durable Objects, under the data folder.
+    r2Persist: opts.persistDir ? `${opts.persistDir}/r2` : false,
     bindings: opts.bindings,
     host: "127.0.0.1",
     port: opts.port ?? 0,

@@ -8,6 +8,11 @@ import { KEY_CACHE_TTL_MS, type KeyRecord } from "../stores/keys";
 import { questionFingerprint } from "./fingerprint";
 import { applyMap, type CalibrationMap } from "./map";
 
+/** Whose calibrations a call answers with: the account, and its generation as the key lookup read it. */
+export type CalibrationCaller = Pick<KeyRecord, "accountId"> & {
+  account: Pick<KeyRecord["account"], "calibrationsGeneration">;
+};
+
 /** Question id → the account's calibration that answers it in this call. */
 export type AnswerCalibrations = Map<string, { id: string; map: CalibrationMap }>;
 
@@ -61,7 +66,11 @@ export class CalibrationLookup {
   }
 
   /** The calibrations that answer `request`'s questions on the exact version `model` for `key`'s account. */
-  async forRequest(key: KeyRecord, request: ValidatedDecide, model: string): Promise<AnswerCalibrations> {
+  async forRequest(
+    key: CalibrationCaller,
+    request: ValidatedDecide,
+    model: string,
+  ): Promise<AnswerCalibrations> {
     const out: AnswerCalibrations = new Map();
     const generation = key.account.calibrationsGeneration ?? 0;
     if (generation === 0 && !this.fresh(key.accountId)) return out;

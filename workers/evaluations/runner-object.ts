@@ -1,32 +1,52 @@
 import { DurableObject } from "cloudflare:workers";
-import { Engine } from "../clients/engine";
+import { type BatchMemory, type BatchRunnerDeps, runBatchSlice } from "../batches/runner";
+import { deliverDueEvents } from "../batches/webhooks";
 import type { Env } from "../env";
 import { TEST_DAILY_QUOTA } from "../limits/key-limits";
-import { database } from "../stores/db";
+import { errorText, logEvent } from "../observability/log";
+import { buildServices } from "../services";
 import { EvaluationQuota } from "../stores/evaluation-quota";
 import { redisAccess } from "../stores/redis";
-import { type RunnerDeps, type RunnerMemory, runSlice } from "./runner";
+import { nextDeliveryAt } from "../stores/webhooks";
+import { type NextRun, type RunnerDeps, type RunnerMemory, runSlice } from "./runner";
+
+/** What the runner remembers between alarms, per kind of work. */
+interface Memory {
+  evaluations: RunnerMemory;
+  batches: BatchMemory;
+  failures: number;
+}
+
+const earliest = (a: NextRun, b: NextRun): NextRun => (a === null ? b : b === null ? a : Math.min(a, b));
 
 /**
- * One per account (named by the account id): runs the account's evaluations in the background, driven by its
- * alarm, never inside the request that created them. Its storage holds only the account id and a failure
- * count; every item's state is in Postgres, so a restart (of the Worker, the object or the whole stack) loses
- * nothing: the next alarm, a cron tick or a read of a stalled run picks it up where the database says.
+ * One per account (named by the account id): THE background runner of the account — its evaluations, its batches
+ * and its webhook events — driven by its alarm, never inside the request that created the work. Evaluations and
+ * batches run side by side in each alarm (each in its own slice); its storage holds only the account id and
+ * failure counts; every item's and line's state is in Postgres, so a restart (of the Worker, the object or the
+ * whole stack) loses nothing: the next alarm, a cron tick or a read of a stalled run picks it up.
  */
 export class EvaluationRunner extends DurableObject<Env> {
-  private deps: RunnerDeps | null = null;
+  private deps: (RunnerDeps & BatchRunnerDeps) | null = null;
 
-  private runnerDeps(): RunnerDeps {
-    this.deps ??= {
-      db: database(this.env),
-      env: this.env,
-      engine: Engine.fromEnv(this.env),
-      quota: new EvaluationQuota(redisAccess(this.env), TEST_DAILY_QUOTA),
-    };
+  private runnerDeps(): RunnerDeps & BatchRunnerDeps {
+    if (!this.deps) {
+      const services = buildServices(this.env);
+      this.deps = {
+        db: services.db,
+        env: this.env,
+        engine: services.engine,
+        ledger: services.ledger,
+        refundIntents: services.refundIntents,
+        calibrations: services.calibrations,
+        bucket: this.env.BATCHES,
+        quota: new EvaluationQuota(redisAccess(this.env), TEST_DAILY_QUOTA),
+      };
+    }
     return this.deps;
   }
 
-  /** Makes sure the account's runner runs soon (a new, cancelled or stalled evaluation). */
+  /** Makes sure the account's runner runs soon (new, cancelled or stalled work). */
   async kick(accountId: string): Promise<void> {
     await this.ctx.storage.put("account", accountId);
     const at = await this.ctx.storage.getAlarm();
@@ -36,17 +56,34 @@ export class EvaluationRunner extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const accountId = await this.ctx.storage.get<string>("account");
     if (!accountId) return;
-    const memory = (await this.ctx.storage.get<RunnerMemory>("memory")) ?? { failures: 0, faults: 0 };
-    let next: number | null;
-    try {
-      next = await runSlice(this.runnerDeps(), accountId, memory);
-    } catch (err) {
-      // A store outage: try again soon (the cron tick is the safety net if this object is lost).
-      console.error(`evaluation runner ${accountId}: ${err instanceof Error ? err.message : err}`);
-      memory.failures++;
-      next = Date.now() + Math.min(60_000, 2_000 * 2 ** Math.min(memory.failures, 5));
-    }
+    const stored = await this.ctx.storage.get<Partial<Memory> & RunnerMemory>("memory");
+    const memory: Memory = {
+      evaluations: stored?.evaluations ?? { failures: stored?.failures ?? 0, faults: stored?.faults ?? 0 },
+      batches: stored?.batches ?? { failures: 0 },
+      failures: 0,
+    };
+    const deps = this.runnerDeps();
+    const [evaluations, batches, events] = await Promise.all([
+      this.guard(accountId, "evaluations", () => runSlice(deps, accountId, memory.evaluations)),
+      this.guard(accountId, "batches", () => runBatchSlice(deps, accountId, memory.batches)),
+      this.guard(accountId, "webhooks", async () => {
+        if (this.env.CONSOLE_SECRET)
+          await deliverDueEvents({ db: deps.db, serverSecret: this.env.CONSOLE_SECRET }, accountId);
+        return nextDeliveryAt(deps.db, accountId);
+      }),
+    ]);
     await this.ctx.storage.put("memory", memory);
-    if (next !== null) await this.ctx.storage.setAlarm(next);
+    const next = earliest(earliest(evaluations, batches), events);
+    if (next !== null) await this.ctx.storage.setAlarm(Math.max(next, Date.now()));
+  }
+
+  /** One kind of work; a store outage tries again soon (the cron tick is the safety net if this object is lost). */
+  private async guard(accountId: string, work: string, run: () => Promise<NextRun>): Promise<NextRun> {
+    try {
+      return await run();
+    } catch (err) {
+      logEvent("error", "runner_failed", { account_id: accountId, work, error: errorText(err) });
+      return Date.now() + 15_000;
+    }
   }
 }

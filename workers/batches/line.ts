@@ -1,0 +1,187 @@
+import { monotonicFactory } from "ulid";
+import type { ScoreRequest } from "../../schema/engine-protocol";
+import { renderForEngine } from "../../schema/render";
+import { type Charge, takeCharge } from "../billing/charge";
+import { type CalibrationCaller, type CalibrationLookup, calibrateAnswers } from "../calibrations/lookup";
+import type { Dispatched, DispatchOptions } from "../clients/engine";
+import { decisionJson } from "../decide/decision";
+import { validateDecideRequest } from "../decide/validate";
+import { ApiError, errorBody } from "../errors";
+import { readJsonText } from "../evaluations/json-text";
+import type { Ledger } from "../ledger/stub";
+import type { Services } from "../services";
+import {
+  addLineFault,
+  type BatchRow,
+  claimLine,
+  clearOwed,
+  commitLine,
+  type LineOutcome,
+} from "../stores/batches";
+import type { Database } from "../stores/db";
+import type { EvaluationQuota, QuotaTaken } from "../stores/evaluation-quota";
+import type { StoredLine } from "./validate-line";
+
+/** An engine fault (500) on the same line this many times in a row finishes it with that error. */
+export const MAX_LINE_FAULTS = 5;
+
+const nextUlid = monotonicFactory();
+
+/** What a line runs with: the same ledger, engine and calibrations a decide uses, and the test quota. */
+export interface LineDeps {
+  db: Database;
+  ledger: (accountId: string) => Ledger;
+  refundIntents: Services["refundIntents"];
+  engine: { dispatch(req: ScoreRequest, o: DispatchOptions): Promise<Dispatched> };
+  calibrations: Pick<CalibrationLookup, "forRequest">;
+  quota: Pick<EvaluationQuota, "take" | "giveBack">;
+  now?: () => number;
+}
+
+export type LineOutcomeKind =
+  | { kind: "finished" }
+  | { kind: "dropped" }
+  | { kind: "balance" }
+  | { kind: "quota" }
+  | { kind: "retry"; fault: boolean; error: unknown };
+
+/** A batch line's engine request: a decide's, at batch priority, GPU only. */
+function renderLine(stored: StoredLine, requestId: string, distributions: boolean) {
+  const request = validateDecideRequest(readJsonText(stored.body));
+  const rendered = renderForEngine({ ...request, model: stored.model }, stored.model, requestId);
+  // `batch`: the GPU worker serves live decides first; a live decide waits behind at most one batch chunk.
+  return {
+    request,
+    engine: { ...rendered, priority: "batch" as const, ...(distributions && { distributions }) },
+  };
+}
+
+const resultLine = (customId: string, status: number, member: "body" | "error", json: string) =>
+  `{"custom_id":${JSON.stringify(customId)},"status":${status},"${member}":${json}}`;
+
+/**
+ * One line through the money path of a decide: its earlier attempts settled (a debit a crashed attempt took is
+ * refunded, and that attempt can never charge again), the test quota or the ledger's debit (402 pauses the batch,
+ * never fails the line), dispatch to the GPU pool at batch priority, the account's calibrations, then ONE write
+ * that stores the result and counts it. Every failure after the debit refunds it; a write that may have landed
+ * is settled by the next attempt instead, so no path charges a line twice or keeps a charge without a result.
+ */
+export async function runLine(
+  deps: LineDeps,
+  b: BatchRow,
+  caller: CalibrationCaller,
+  line: number,
+  stored: StoredLine,
+): Promise<LineOutcomeKind> {
+  const attempt = `req_${nextUlid(deps.now?.() ?? Date.now())}`;
+  let owed: string[] | null;
+  try {
+    owed = await claimLine(deps.db, b.id, line, attempt);
+    if (owed === null) return { kind: "dropped" };
+    if (owed.length > 0) {
+      if (b.mode === "live") await deps.ledger(b.accountId).settleLapsed(owed);
+      await clearOwed(deps.db, b.id, line, owed);
+    }
+  } catch (error) {
+    return { kind: "retry", fault: false, error };
+  }
+  let taken: QuotaTaken | null = null;
+  if (b.mode === "test") {
+    try {
+      taken = await deps.quota.take(b.accountId, stored.tokens.input_tokens, deps.now?.() ?? Date.now());
+    } catch (error) {
+      return { kind: "retry", fault: false, error };
+    }
+    if (!taken) return { kind: "quota" };
+  }
+  const giveBack = () =>
+    taken ? deps.quota.giveBack(b.accountId, taken).catch(() => {}) : Promise.resolve();
+  let charge: Charge;
+  try {
+    charge = await takeCharge(deps, b.accountId, b.mode, attempt, stored.tokens);
+  } catch (error) {
+    await giveBack();
+    if (error instanceof ApiError && error.code === "insufficient_balance") return { kind: "balance" };
+    return { kind: "retry", fault: false, error };
+  }
+  let result: string;
+  let outcome: Omit<LineOutcome, "status" | "result">;
+  try {
+    const first = renderLine(stored, attempt, false);
+    const calibrations = await deps.calibrations.forRequest(caller, first.request, stored.model);
+    const { engine } = calibrations.size > 0 ? renderLine(stored, attempt, true) : first;
+    const out = await deps.engine.dispatch(engine, { fallback: null, tokens: stored.tokens.input_tokens });
+    const { answers } = calibrateAnswers(engine.questions, out, calibrations);
+    const decision = decisionJson({
+      id: attempt,
+      created: Math.floor((deps.now?.() ?? Date.now()) / 1000),
+      model: out.result.model,
+      served_by: out.served_by,
+      calibration: out.result.calibration,
+      answers,
+      usage: charge.usage,
+    });
+    result = resultLine(stored.custom_id, 200, "body", decision);
+    outcome = {
+      model: out.result.model,
+      inputTokens: charge.usage.input_tokens,
+      stateTokens: charge.usage.state_tokens,
+      questionTokens: charge.usage.question_tokens,
+      chargeMicroCents: charge.usage.charge_micro_cents,
+      unitPrice: charge.usage.unit_price_micro_cents,
+      tier: charge.usage.tier,
+    };
+  } catch (error) {
+    await charge.refund();
+    await giveBack();
+    const fault = !(error instanceof ApiError) || error.status === 500;
+    if (fault) return lineFault(deps, b, line, attempt, stored, error);
+    return { kind: "retry", fault: false, error };
+  }
+  try {
+    const counted = await commitLine(deps.db, b.id, line, attempt, { status: 200, result, ...outcome });
+    if (counted) return { kind: "finished" };
+    await charge.refund();
+    await giveBack();
+    return { kind: "dropped" };
+  } catch (error) {
+    // The write may have landed: the next attempt settles this one (refunded only if it was not counted).
+    return { kind: "retry", fault: false, error };
+  }
+}
+
+/** A fault on a line's attempt; the fifth in a row finishes the line with the error a decide would answer. */
+async function lineFault(
+  deps: LineDeps,
+  b: BatchRow,
+  line: number,
+  attempt: string,
+  stored: StoredLine,
+  error: unknown,
+): Promise<LineOutcomeKind> {
+  try {
+    const faults = await addLineFault(deps.db, b.id, line);
+    if (faults < MAX_LINE_FAULTS) return { kind: "retry", fault: true, error };
+    const err = new ApiError("internal_error", { message: "The engine failed on this line repeatedly." });
+    const result = resultLine(
+      stored.custom_id,
+      err.status,
+      "error",
+      JSON.stringify(errorBody(err, attempt).error),
+    );
+    await commitLine(deps.db, b.id, line, attempt, {
+      status: err.status,
+      result,
+      model: stored.model,
+      inputTokens: stored.tokens.input_tokens,
+      stateTokens: stored.tokens.state_tokens,
+      questionTokens: stored.tokens.question_tokens,
+      chargeMicroCents: 0,
+      unitPrice: 0,
+      tier: b.mode === "test" ? "test" : null,
+    });
+    return { kind: "finished" };
+  } catch (e) {
+    return { kind: "retry", fault: true, error: e };
+  }
+}

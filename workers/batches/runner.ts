@@ -1,0 +1,210 @@
+import { ulid } from "ulid";
+import type { CalibrationCaller } from "../calibrations/lookup";
+import { BACKOFF_MS, type NextRun, nextUtcMidnight, SLICE_MS } from "../evaluations/runner";
+import { errorText, logEvent } from "../observability/log";
+import { getAccount } from "../stores/accounts";
+import {
+  type BatchRow,
+  batchProgress,
+  chunkResults,
+  closeChunk,
+  finishBatch,
+  markBatchPaused,
+  markBatchRunning,
+  markLinesRecorded,
+  nextRunnableBatch,
+  openChunk,
+  pendingLines,
+  touchBatch,
+  type UnrecordedLine,
+  unrecordedLines,
+} from "../stores/batches";
+import type { DbEnv } from "../stores/db";
+import { recordUsageEvents, type UsageEvent } from "../stores/usage";
+import { type LineDeps, type LineOutcomeKind, runLine } from "./line";
+import { inputKey, resultKey } from "./objects";
+import type { StoredLine } from "./validate-line";
+
+/** Lines of one account's batch in flight at once: enough to keep a GPU worker's batch lanes busy. */
+export const LINES_AT_ONCE = 4;
+/** A batch paused for its balance tries again this often (a top-up also resumes it at once). */
+export const BALANCE_RETRY_MS = 60_000;
+
+export interface BatchRunnerDeps extends LineDeps {
+  bucket: R2Bucket;
+  /** For the usage events (the same exactly-once write as decide's). */
+  env: DbEnv;
+  linesAtOnce?: number;
+}
+
+/** What the batch runner remembers between alarms: consecutive failed groups of lines. */
+export interface BatchMemory {
+  failures: number;
+}
+
+const eventId = () => `evt_${ulid()}`;
+
+/** A line's usage event: a decide's, told apart by its client name `svc-batches` (docs/decisions.md). */
+export function lineUsageEvent(b: BatchRow, l: UnrecordedLine): UsageEvent {
+  return {
+    request_id: l.attempt,
+    account_id: b.accountId,
+    key_id: b.keyId,
+    mode: b.mode,
+    model: l.model,
+    served_by: l.status === 200 ? "gpu" : null,
+    input_tokens: l.inputTokens,
+    state_tokens: l.stateTokens,
+    question_tokens: l.questionTokens,
+    charge_micro_cents: l.chargeMicroCents,
+    unit_price_micro_cents: l.unitPrice,
+    tier: l.tier,
+    status: l.status,
+    error_code: l.status === 200 ? null : "internal_error",
+    replayed: false,
+    at: l.finishedAt,
+    client_request_id: null,
+    client_name: BATCH_CLIENT_NAME,
+    client_version: null,
+  };
+}
+
+/** The client name batch lines are recorded under in usage events. */
+export const BATCH_CLIENT_NAME = "svc-batches";
+
+/** Writes the usage events of finished lines not yet recorded (idempotent by request id), then marks them. */
+async function recordUsage(deps: BatchRunnerDeps, b: BatchRow): Promise<void> {
+  const lines = await unrecordedLines(deps.db, b.id);
+  if (lines.length === 0) return;
+  await recordUsageEvents(
+    deps.env,
+    lines.map((l) => lineUsageEvent(b, l)),
+  );
+  await markLinesRecorded(
+    deps.db,
+    b.id,
+    lines.map((l) => l.line),
+  );
+}
+
+/** A chunk's stored lines, read back from R2 (null: the object is gone). */
+async function readChunk(bucket: R2Bucket, batchId: string, chunk: number): Promise<StoredLine[] | null> {
+  const obj = await bucket.get(inputKey(batchId, chunk));
+  if (!obj) return null;
+  return (await obj.text()).split("\n").map((l) => JSON.parse(l) as StoredLine);
+}
+
+/** Whose calibrations the account's lines answer with (read once a slice). */
+async function callerOf(deps: BatchRunnerDeps, accountId: string): Promise<CalibrationCaller> {
+  const account = await getAccount(deps.db, accountId);
+  return { accountId, account: { calibrationsGeneration: account?.calibrationsGeneration ?? 0 } };
+}
+
+/**
+ * Works on the account's batches for one slice: the running one (else a paused one that is due, else the oldest
+ * queued), `LINES_AT_ONCE` lines at a time, chunk after chunk, until the slice ends, the balance or the test quota
+ * runs out (paused), a serving path fails (back off) or nothing is left. A batch past `expires_at` stops: its
+ * lines not yet run are never charged. Every state change is in Postgres, so a crash anywhere repeats only an
+ * uncounted line (whose earlier debit, if any, is refunded first). Returns when to run again.
+ */
+export async function runBatchSlice(
+  deps: BatchRunnerDeps,
+  accountId: string,
+  memory: BatchMemory,
+  sliceMs: number = SLICE_MS,
+): Promise<NextRun> {
+  const clock = () => deps.now?.() ?? Date.now();
+  const end = clock() + sliceMs;
+  let caller: CalibrationCaller | null = null;
+  for (;;) {
+    const b = await nextRunnableBatch(deps.db, accountId);
+    if (!b) return null;
+    if (clock() >= b.expiresAt) {
+      await recordUsage(deps, b);
+      await finishBatch(deps.db, b.id, "expired", eventId());
+      continue;
+    }
+    if (b.status === "paused" && b.resumesAt !== null && b.resumesAt > clock())
+      return Math.min(b.resumesAt, b.expiresAt);
+    if (b.status !== "running") await markBatchRunning(deps.db, b.id);
+    caller ??= await callerOf(deps, accountId);
+    await recordUsage(deps, b);
+    const next = await runBatch(deps, b, caller, memory, end);
+    if (next !== "next") return next;
+  }
+}
+
+/** Runs one batch's chunks in order; "next" when it finished, stopped or changed status. */
+async function runBatch(
+  deps: BatchRunnerDeps,
+  b: BatchRow,
+  caller: CalibrationCaller,
+  memory: BatchMemory,
+  end: number,
+): Promise<NextRun | "next"> {
+  const clock = () => deps.now?.() ?? Date.now();
+  let first = b.chunkLines.slice(0, b.chunksWritten).reduce((a, n) => a + n, 0);
+  for (let chunk = b.chunksWritten; chunk < b.chunks; first += b.chunkLines[chunk]!, chunk++) {
+    const lines = await readChunk(deps.bucket, b.id, chunk);
+    if (!lines) {
+      logEvent("error", "batch_input_missing", { batch_id: b.id, chunk });
+      await finishBatch(deps.db, b.id, "failed", eventId(), {
+        code: "internal_error",
+        message: "The batch's stored lines could not be read.",
+      });
+      return "next";
+    }
+    await openChunk(deps.db, b.id, chunk, first, lines.length);
+    for (;;) {
+      if (clock() >= end) {
+        await touchBatch(deps.db, b.id);
+        return clock();
+      }
+      const now = await batchProgress(deps.db, b.id);
+      if (now?.status !== "running" || clock() >= now.expiresAt) return "next";
+      const pending = await pendingLines(deps.db, b.id, chunk, deps.linesAtOnce ?? LINES_AT_ONCE);
+      if (pending.length === 0) break;
+      const outcomes = await Promise.all(
+        pending.map((l) => runLine(deps, b, caller, l.line, lines[l.line - first]!)),
+      );
+      await recordUsage(deps, b);
+      const stop = await stopFor(deps, b, outcomes, memory);
+      if (stop !== null) return stop;
+    }
+    await recordUsage(deps, b);
+    const results = await chunkResults(deps.db, b.id, chunk);
+    await deps.bucket.put(resultKey(b.id, chunk), results.map((r) => `${r}\n`).join(""));
+    await closeChunk(deps.db, b.id, chunk);
+  }
+  await finishBatch(deps.db, b.id, "completed", eventId());
+  return "next";
+}
+
+/** After a group of lines: pause (balance, test quota), back off (a serving path failed), or go on (null). */
+async function stopFor(
+  deps: BatchRunnerDeps,
+  b: BatchRow,
+  outcomes: LineOutcomeKind[],
+  memory: BatchMemory,
+): Promise<NextRun | null> {
+  const clock = () => deps.now?.() ?? Date.now();
+  if (outcomes.some((o) => o.kind === "balance")) {
+    const at = clock() + BALANCE_RETRY_MS;
+    await markBatchPaused(deps.db, b.id, "insufficient_balance", at);
+    return at;
+  }
+  if (outcomes.some((o) => o.kind === "quota")) {
+    const at = nextUtcMidnight(clock());
+    await markBatchPaused(deps.db, b.id, "test_daily_quota", at);
+    return at;
+  }
+  const failed = outcomes.filter((o): o is Extract<LineOutcomeKind, { kind: "retry" }> => o.kind === "retry");
+  if (failed.length === 0) {
+    memory.failures = 0;
+    return null;
+  }
+  memory.failures++;
+  logEvent("warn", "batch_line_retry", { batch_id: b.id, error: errorText(failed[0]!.error) });
+  await touchBatch(deps.db, b.id);
+  return clock() + BACKOFF_MS[Math.min(memory.failures, BACKOFF_MS.length) - 1]!;
+}
