@@ -11,6 +11,8 @@ from typing import Iterator, List
 import httpx
 import pytest
 
+from batch_stand_in import BatchStandIn
+from batch_stand_in import Step as BatchStep
 from stand_in import Running, Step
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,6 +59,21 @@ def stand_in() -> Iterator[object]:
 
     def start(script: List[Step]) -> Running:
         running = Running(script)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.close()
+
+
+@pytest.fixture
+def batch_api() -> Iterator[object]:
+    """``batch_api(script)`` starts a stand-in for the batch routes; all are stopped after the test."""
+    started: List[BatchStandIn] = []
+
+    def start(script: List[BatchStep]) -> BatchStandIn:
+        running = BatchStandIn(script)
         started.append(running)
         return running
 

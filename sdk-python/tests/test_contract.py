@@ -9,7 +9,8 @@ from typing import Any, Dict, List, Tuple
 
 import svc_decide
 from conftest import REPO, Stack
-from svc_decide.operations import CONSOLE_PATH_PREFIX, OPERATIONS
+from svc_decide.batch_types import Batch, BatchList, DeletedBatch, WebhookEvent
+from svc_decide.operations import CONSOLE_PATH_PREFIX, NAMESPACED_METHODS, OPERATIONS
 
 SPEC = REPO / "docs" / "spec" / "decision-service-api-v1.md"
 
@@ -17,6 +18,18 @@ SPEC = REPO / "docs" / "spec" / "decision-service-api-v1.md"
 def snake(operation_id: str) -> str:
     """The Python name of an operation id: ``listPublicPlans`` is ``list_public_plans`` (``OpenApi`` one word)."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", operation_id.replace("OpenApi", "Openapi")).lower()
+
+
+def method_of(client: object, name: str) -> Any:
+    """The client's method for an operation: ``client.<name>``, or ``client.batches.create`` for a namespaced one."""
+    found: Any = client
+    for part in NAMESPACED_METHODS.get(name, name).split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+def is_async(method: Any) -> bool:
+    return inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method)
 
 
 def public_operations(doc: Dict[str, Any]) -> Dict[Tuple[str, str], Dict[str, Any]]:
@@ -43,6 +56,7 @@ def error_responses(op: Dict[str, Any]) -> List[Tuple[int, str, List[str]]]:
 
 def test_every_public_operation_has_a_method_with_its_method_path_and_auth(stack: Stack) -> None:
     doc = svc_decide.Client(base_url=stack.base_url).get_openapi_document()
+    sync, asynchronous = svc_decide.Client(base_url=stack.base_url), svc_decide.AsyncClient(base_url=stack.base_url)
     ops = public_operations(doc)
     assert len(ops) >= 13
     problems = []
@@ -57,11 +71,28 @@ def test_every_public_operation_has_a_method_with_its_method_path_and_auth(stack
     for name, mine in OPERATIONS.items():
         if (mine.method, mine.path) not in ops:
             problems.append(f"client method {name} ({mine.method} {mine.path}) is not in the document")
-        if not callable(getattr(svc_decide.Client, name, None)):
-            problems.append(f"Client has no method {name}")
-        if not inspect.iscoroutinefunction(getattr(svc_decide.AsyncClient, name, None)):
-            problems.append(f"AsyncClient has no async method {name}")
+        if not callable(method_of(sync, name)):
+            problems.append(f"Client has no method {NAMESPACED_METHODS.get(name, name)}")
+        if not is_async(method_of(asynchronous, name)):
+            problems.append(f"AsyncClient has no async method {NAMESPACED_METHODS.get(name, name)}")
     assert problems == []
+
+
+def test_the_batch_operation_ids_map_to_client_batches_methods_sync_and_async() -> None:
+    ids = ["createBatch", "listBatches", "getBatch", "cancelBatch", "deleteBatch", "getBatchResults"]
+    assert [snake(i) for i in ids] == list(NAMESPACED_METHODS)
+    assert list(NAMESPACED_METHODS.values()) == [
+        "batches.create",
+        "batches.list",
+        "batches.retrieve",
+        "batches.cancel",
+        "batches.delete",
+        "batches.results",
+    ]
+    sync, asynchronous = svc_decide.Client(base_url="http://contract.test"), svc_decide.AsyncClient(base_url="http://contract.test")
+    for name in NAMESPACED_METHODS:
+        assert name in OPERATIONS
+        assert callable(method_of(sync, name)) and is_async(method_of(asynchronous, name)), name
 
 
 def test_every_error_the_document_lists_is_raised_by_its_type_and_known_codes_sit_under_it(stack: Stack) -> None:
@@ -80,6 +111,18 @@ def test_every_error_the_document_lists_is_raised_by_its_type_and_known_codes_si
                     problems.append(f"{method} {path} {status}: {code} is known under another type")
     assert problems == []
     assert len(codes_seen) > 30
+
+
+def test_the_batch_typed_dicts_have_the_fields_of_the_documents_schemas(stack: Stack) -> None:
+    """Batch, BatchList and DeletedBatch as the document has them (issue 42's routes); WebhookEvent when it
+    lists it too (no route answers one)."""
+    schemas = svc_decide.Client(base_url=stack.base_url).get_openapi_document().get("components", {}).get("schemas", {})
+    typed = {"Batch": Batch, "BatchList": BatchList, "DeletedBatch": DeletedBatch, "WebhookEvent": WebhookEvent}
+    assert [n for n in ("Batch", "BatchList", "DeletedBatch") if n not in schemas] == []
+    for name, typed_dict in typed.items():
+        if name in schemas:
+            assert set(schemas[name]["properties"]) == set(typed_dict.__annotations__), name
+    assert set(schemas["Batch"]["required"]) == set(Batch.__required_keys__)
 
 
 def spec_error_table() -> Dict[str, Tuple[int, List[str]]]:

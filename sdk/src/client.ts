@@ -1,3 +1,4 @@
+import { Batches } from "./batches.js";
 import type {
   Calibration,
   CalibrationList,
@@ -14,7 +15,7 @@ import type {
   WaitOptions,
 } from "./evaluation-types.js";
 import { limitErrors, limitsFor } from "./limits.js";
-import { OPERATIONS, type Operation, type OperationName } from "./operations.js";
+import { type NAMESPACED_METHODS, OPERATIONS, type Operation, type OperationName } from "./operations.js";
 import type {
   Balance,
   KeyObject,
@@ -26,6 +27,7 @@ import type {
   UsageQuery,
   UsageReport,
 } from "./resource-types.js";
+import { DEFAULT_TIMEOUTS } from "./timeouts.js";
 import {
   type ApiResponse,
   type Call,
@@ -34,6 +36,7 @@ import {
   Transport,
   type TransportOptions,
 } from "./transport.js";
+import { webhooks } from "./webhooks.js";
 
 /** Settings of a client. */
 export interface ClientOptions extends TransportOptions {
@@ -55,11 +58,16 @@ const MODELS_TTL_MS = 5 * 60_000;
  * as `SvcError` values. Runs wherever `fetch` does.
  */
 export class SvcClient {
+  /** The batch routes: `create`, `retrieve`, `list`, `cancel`, `delete`, `results`. */
+  readonly batches: Batches;
+  /** Webhook signatures: `verify` a call your endpoint received, `sign` one for your tests. */
+  readonly webhooks = webhooks;
   private readonly transport: Transport;
   private models: { at: number; list: Promise<List<Model>> } | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.transport = new Transport(options);
+    this.batches = new Batches(this.transport, options.timeoutMs ?? DEFAULT_TIMEOUTS.timeoutMs);
   }
 
   /**
@@ -242,7 +250,7 @@ export class SvcClient {
   }
 
   private call<T>(
-    name: OperationName,
+    name: Exclude<OperationName, keyof typeof NAMESPACED_METHODS>,
     parts: Pick<Call, "body" | "query">,
     options?: RequestOptions,
     id?: string,

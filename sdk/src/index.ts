@@ -1,3 +1,6 @@
+export type * from "./batch-types.js";
+export { FINISHED_BATCH_STATUSES } from "./batch-types.js";
+export { Batches, type BatchResultsOptions, type CreateBatchOptions } from "./batches.js";
 export type * from "./calibration-types.js";
 export { type ClientOptions, type DecideOptions, SvcClient } from "./client.js";
 export type {
@@ -32,7 +35,13 @@ export {
 } from "./errors.js";
 export type * from "./evaluation-types.js";
 export { limitErrors, limitsFor } from "./limits.js";
-export { CONSOLE_PATH_PREFIX, OPERATIONS, type Operation, type OperationName } from "./operations.js";
+export {
+  CONSOLE_PATH_PREFIX,
+  NAMESPACED_METHODS,
+  OPERATIONS,
+  type Operation,
+  type OperationName,
+} from "./operations.js";
 export type * from "./resource-types.js";
 export {
   DEFAULT_RETRY,
@@ -43,4 +52,23 @@ export {
   retryDelay,
 } from "./retry.js";
 export { attemptTimeoutMs, DEFAULT_TIMEOUTS, type TimeoutOptions } from "./timeouts.js";
-export type { ApiResponse, Call, RequestOptions, ResponseMeta, TransportOptions } from "./transport.js";
+export type {
+  ApiResponse,
+  Call,
+  RequestOptions,
+  ResponseMeta,
+  StreamedBody,
+  TransportOptions,
+  Upload,
+} from "./transport.js";
+export {
+  signWebhook,
+  type VerifyOptions,
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookPayload,
+  type WebhookVerificationCode,
+  WebhookVerificationError,
+  webhooks,
+} from "./webhooks.js";

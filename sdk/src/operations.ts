@@ -11,7 +11,8 @@ export interface Operation {
 }
 
 /**
- * Every public operation the SDK calls (spec: Endpoints), keyed by its client method. Tests check this table
+ * Every public operation the SDK calls (spec: Endpoints), keyed by its operation id, which is the client
+ * method's name (or see NAMESPACED_METHODS). Tests check this table
  * against `GET /v1/openapi.json`: each public operation of the document is here with the same method and
  * path. Console routes (session cookie) are not part of the SDK.
  */
@@ -36,10 +37,31 @@ export const OPERATIONS = {
   listCalibrations: { method: "GET", path: "/v1/calibrations", auth: true },
   getCalibration: { method: "GET", path: "/v1/calibrations/{id}", auth: true },
   deleteCalibration: { method: "DELETE", path: "/v1/calibrations/{id}", auth: true },
+  // Batches (issue 42) are reached through `client.batches` (NAMESPACED_METHODS). The create is sent again
+  // after a 500 or a timeout only with the caller's idempotency key (set per call).
+  createBatch: { method: "POST", path: "/v1/batches", auth: true, idempotent: false },
+  listBatches: { method: "GET", path: "/v1/batches", auth: true },
+  getBatch: { method: "GET", path: "/v1/batches/{id}", auth: true },
+  cancelBatch: { method: "POST", path: "/v1/batches/{id}/cancel", auth: true },
+  deleteBatch: { method: "DELETE", path: "/v1/batches/{id}", auth: true },
+  getBatchResults: { method: "GET", path: "/v1/batches/{id}/results", auth: true },
 } as const satisfies Record<string, Operation>;
 
-/** A client method that maps to one operation. */
+/** An operation the client calls: the API's operation id. */
 export type OperationName = keyof typeof OPERATIONS;
+
+/**
+ * Operations whose client method sits in a namespace (`client.batches.create`) rather than on the client
+ * itself; every other operation's method is named like the operation.
+ */
+export const NAMESPACED_METHODS = {
+  createBatch: "batches.create",
+  listBatches: "batches.list",
+  getBatch: "batches.retrieve",
+  cancelBatch: "batches.cancel",
+  deleteBatch: "batches.delete",
+  getBatchResults: "batches.results",
+} as const satisfies Partial<Record<OperationName, `${string}.${string}`>>;
 
 /** Paths of routes that are not the SDK's (the browser console's, session based). */
 export const CONSOLE_PATH_PREFIX = "/v1/console/";

@@ -52,12 +52,37 @@ export interface ApiResponse<T> {
   meta: ResponseMeta;
 }
 
+/** A body sent as it is rather than as JSON (a batch's JSONL). */
+export interface Upload {
+  contentType: string;
+  /** The body of one attempt (a fresh stream each time when the upload is `replayable`). */
+  body: () => BodyInit;
+  /** Its length in bytes, when known: the attempt's timeout grows with it (else it is `maxTimeoutMs`). */
+  bytes?: number;
+  /** False for a stream that can be read only once: the call is then sent once, never again. */
+  replayable: boolean;
+}
+
+/** A 2xx answer whose body is read by the caller as it arrives. */
+export interface StreamedBody {
+  body: ReadableStream<Uint8Array>;
+  /** Stops reading (the connection is closed). */
+  cancel: (reason?: unknown) => void;
+  /** Call once the body is read or abandoned: unhooks the caller's `signal`. */
+  release: () => void;
+}
+
 /** One HTTP call as the client makes it. */
 export interface Call {
   method: "GET" | "POST" | "DELETE";
   path: string;
   query?: Record<string, string | undefined>;
+  /** A JSON body. */
   body?: unknown;
+  /** A body sent as it is (instead of `body`). */
+  upload?: Upload;
+  /** `accept` when the answer is not JSON (errors still are). */
+  accept?: string;
   /** Send the API key (false for the public routes). */
   auth: boolean;
   /** False: retried only after 429 and 503, where the API did nothing (a create without an idempotency key). */
@@ -97,16 +122,33 @@ export class Transport {
    * attempt is bounded by the call's timeout (grown from the body's size); 409 `idempotency_in_progress` is
    * waited out for up to that bound again, without using up `maxRetries`.
    */
-  async send<T>(call: Call, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const retry = { ...this.retry, maxRetries: opts.maxRetries ?? this.retry.maxRetries };
+  send<T>(call: Call, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    return this.run<T>(call, opts, false);
+  }
+
+  /**
+   * `send`, but the 2xx body is handed over unread (retries happen only before an answer's body is read): the
+   * attempt's timeout ends when its headers arrive, the caller's `signal` still stops the reading.
+   */
+  sendStreamed(call: Call, opts: RequestOptions = {}): Promise<ApiResponse<StreamedBody>> {
+    return this.run<StreamedBody>(call, opts, true);
+  }
+
+  private async run<T>(call: Call, opts: RequestOptions, streamed: boolean): Promise<ApiResponse<T>> {
+    const once = call.upload !== undefined && !call.upload.replayable;
+    const maxRetries = once ? 0 : (opts.maxRetries ?? this.retry.maxRetries);
+    const retry = { ...this.retry, maxRetries };
     const sleep = this.options.sleep ?? sleepFor;
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const bodyBytes = body === undefined ? 0 : new TextEncoder().encode(body).byteLength;
-    const timeoutMs = opts.timeoutMs ?? attemptTimeoutMs(bodyBytes, this.timeouts);
+    const json = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const bodyBytes = call.upload ? call.upload.bytes : json === undefined ? 0 : utf8Length(json);
+    const timeoutMs =
+      opts.timeoutMs ??
+      (bodyBytes === undefined ? this.timeouts.maxTimeoutMs : attemptTimeoutMs(bodyBytes, this.timeouts));
     let retries = 0;
     let waitedInProgressMs = 0;
     for (let attempt = 1; ; attempt++) {
-      const result = await this.attempt<T>(call, body, timeoutMs, opts, attempt);
+      const body = call.upload ? call.upload.body() : json;
+      const result = await this.attempt<T>(call, body, timeoutMs, opts, attempt, streamed);
       if (!(result instanceof SvcError)) return result;
       if (opts.signal?.aborted) throw result.withAttempts(attempt);
       const inProgress = isInProgress(result);
@@ -121,10 +163,11 @@ export class Transport {
 
   private async attempt<T>(
     call: Call,
-    body: string | undefined,
+    body: BodyInit | undefined,
     timeoutMs: number,
     opts: RequestOptions,
     attempts: number,
+    streamed: boolean,
   ): Promise<ApiResponse<T> | SvcError> {
     const controller = new AbortController();
     let timedOut = false;
@@ -134,17 +177,28 @@ export class Transport {
     }, timeoutMs);
     const onAbort = () => controller.abort(opts.signal?.reason);
     opts.signal?.addEventListener("abort", onAbort);
+    const release = () => opts.signal?.removeEventListener("abort", onAbort);
+    let handedOver = false;
     try {
       if (opts.signal?.aborted) throw opts.signal.reason;
       const doFetch = this.options.fetch ?? fetch;
-      const res = await doFetch(this.url(call), {
+      const init: RequestInit & { duplex?: "half" } = {
         method: call.method,
         headers: this.headers(call, opts),
         body,
         signal: controller.signal,
-      });
+      };
+      // A stream sent as a request body must say so (fetch spec; Node's fetch rejects it otherwise).
+      if (isReadableStream(body)) init.duplex = "half";
+      const res = await doFetch(this.url(call), init);
+      if (!res.ok) return errorFromResponse(res, await res.text());
+      if (streamed) {
+        const stream = res.body ?? new Blob([]).stream();
+        const data: StreamedBody = { body: stream, cancel: (r) => controller.abort(r), release };
+        handedOver = true;
+        return { data: data as T, meta: meta(res, opts, attempts) };
+      }
       const text = await res.text();
-      if (!res.ok) return errorFromResponse(res, text);
       return { data: parseSuccess<T>(res, text), meta: meta(res, opts, attempts) };
     } catch (cause) {
       if (cause instanceof SvcError) throw cause;
@@ -152,7 +206,7 @@ export class Transport {
       return errorFromFailure(cause, timedOut);
     } finally {
       clearTimeout(timer);
-      opts.signal?.removeEventListener("abort", onAbort);
+      if (!handedOver) release();
     }
   }
 
@@ -163,9 +217,10 @@ export class Transport {
   }
 
   private headers(call: Call, opts: RequestOptions): Record<string, string> {
-    const h: Record<string, string> = { accept: "application/json", ...this.options.headers };
+    const h: Record<string, string> = { accept: call.accept ?? "application/json", ...this.options.headers };
     if (call.auth && this.options.apiKey) h.authorization = `Bearer ${this.options.apiKey}`;
-    if (call.body !== undefined) h["content-type"] = "application/json";
+    if (call.upload) h["content-type"] = call.upload.contentType;
+    else if (call.body !== undefined) h["content-type"] = "application/json";
     if (opts.idempotencyKey !== undefined) h["idempotency-key"] = opts.idempotencyKey;
     if (opts.clientRequestId !== undefined) h["x-client-request-id"] = opts.clientRequestId;
     return h;
@@ -183,6 +238,12 @@ function meta(res: Response, opts: RequestOptions, attempts: number): ResponseMe
     idempotencyKey: opts.idempotencyKey,
     attempts,
   };
+}
+
+const utf8Length = (text: string) => new TextEncoder().encode(text).byteLength;
+
+function isReadableStream(body: unknown): body is ReadableStream {
+  return typeof ReadableStream !== "undefined" && body instanceof ReadableStream;
 }
 
 /** A fresh idempotency key: printable ASCII, as the spec asks. */

@@ -6,6 +6,7 @@ import {
   type ErrorType,
   isKnownCode,
   KNOWN_CODES,
+  NAMESPACED_METHODS,
   OPERATIONS,
   type OpenApiDocument,
   SvcClient,
@@ -45,8 +46,8 @@ export function sdkMismatches(doc: OpenApiDocument, pending: readonly string[] =
       problems.push(`${key} (${op.operationId}) has no SDK method`);
       continue;
     }
-    if (typeof (SvcClient.prototype as unknown as Record<string, unknown>)[mine.name] !== "function")
-      problems.push(`SvcClient has no method ${mine.name}`);
+    const method = clientMethodName(mine.name);
+    if (typeof clientMethod(method) !== "function") problems.push(`SvcClient has no method ${method}`);
     const needsKey = (op.security ?? []).length > 0;
     if (needsKey !== mine.auth) problems.push(`${key}: document auth ${needsKey}, SDK ${mine.auth}`);
     problems.push(...errorMismatches(key, op.responses));
@@ -55,6 +56,19 @@ export function sdkMismatches(doc: OpenApiDocument, pending: readonly string[] =
     if (!ops.has(key) && !pending.includes(mine.name))
       problems.push(`SDK ${mine.name} (${key}) is not in the document`);
   return problems;
+}
+
+/** The client method an operation id is called through: its own name, or `namespace.method`. */
+export function clientMethodName(operation: string): string {
+  return (NAMESPACED_METHODS as Record<string, string>)[operation] ?? operation;
+}
+
+/** The function at `path` (`decide`, `batches.create`) of a client. */
+export function clientMethod(path: string): unknown {
+  const client = new SvcClient({ baseUrl: "http://contract.test" });
+  let at: unknown = client;
+  for (const part of path.split(".")) at = (at as Record<string, unknown> | undefined)?.[part];
+  return at;
 }
 
 /** The error responses of an operation: status, the envelope's `type` and its `code` enum. */

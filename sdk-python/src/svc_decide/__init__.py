@@ -2,11 +2,14 @@
 
 ``Client`` (sync) and ``AsyncClient`` call the API with retries by the spec's rules and raise
 ``SvcError`` subclasses by error ``type``; the shapes of requests and answers are in ``svc_decide.types``.
+``client.batches`` holds the batch routes; ``svc_decide.webhooks.verify`` checks a webhook call's signature.
 """
 
+from . import webhooks
 from ._http import ApiResponse, ResponseMeta
 from ._version import __version__
 from .async_client import AsyncClient
+from .batches import AsyncBatches, Batches
 from .client import Client
 from .error_catalogue import KNOWN_CODES, TYPE_STATUS, is_known_code
 from .errors import (
@@ -28,16 +31,19 @@ from .errors import (
     TooLargeError,
     ValidationError,
 )
-from .operations import OPERATIONS
+from .operations import NAMESPACED_METHODS, OPERATIONS
 from .retry import RetryPolicy
 from .timeouts import TimeoutPolicy
+from .webhooks import WebhookVerificationError
 
 __all__ = [
     "APIConnectionError",
     "APITimeoutError",
     "ApiResponse",
+    "AsyncBatches",
     "AsyncClient",
     "AuthenticationError",
+    "Batches",
     "Client",
     "ConflictError",
     "ERROR_CLASSES",
@@ -47,6 +53,7 @@ __all__ = [
     "InvalidResponseError",
     "KNOWN_CODES",
     "MethodNotAllowedError",
+    "NAMESPACED_METHODS",
     "NotFoundError",
     "OPERATIONS",
     "PermissionDeniedError",
@@ -59,6 +66,8 @@ __all__ = [
     "TimeoutPolicy",
     "TooLargeError",
     "ValidationError",
+    "WebhookVerificationError",
     "__version__",
     "is_known_code",
+    "webhooks",
 ]

@@ -6,6 +6,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence
 from urllib.parse import quote
 
 from ._http import Call
+from ._jsonl import JSONL, Upload
 from .operations import OPERATIONS, Operation
 from .evaluation_types import EvaluationItemInput
 from .types import Fallback, Questions, State
@@ -64,6 +65,28 @@ def calibration(name: str, evaluation: str, question: str) -> Call:
 def list_calibrations(limit: Optional[int], starting_after: Optional[str]) -> Call:
     """GET /v1/calibrations, one page."""
     return Call(OPERATIONS["list_calibrations"], query=page(limit, starting_after))
+
+
+def create_batch(upload: Upload, idempotency_key: Optional[str]) -> Call:
+    """POST /v1/batches: the JSONL upload. Sent again after a 500 or a timeout only with the caller's key."""
+    op = OPERATIONS["create_batch"]
+    return Call(op._replace(idempotent=idempotency_key is not None), upload=upload)
+
+
+def list_batches(limit: Optional[int], starting_after: Optional[str]) -> Call:
+    """GET /v1/batches, one page."""
+    return Call(OPERATIONS["list_batches"], query=page(limit, starting_after))
+
+
+def of_batch(name: str, batch_id: str) -> Call:
+    """An operation on one batch: ``{id}`` in its path is the batch's id."""
+    return _of_one(name, batch_id, None)
+
+
+def batch_results(batch_id: str) -> Call:
+    """GET /v1/batches/{id}/results: JSONL (an error is still JSON)."""
+    call = _of_one("get_batch_results", batch_id, None)
+    return Call(call.operation, accept=f"{JSONL}, application/json")
 
 
 def page(limit: Optional[int], starting_after: Optional[Any]) -> Dict[str, Optional[str]]:

@@ -7,7 +7,7 @@ import os
 import platform
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, Generic, Mapping, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Dict, Generic, Mapping, Optional, TypeVar, Union
 
 import httpx
 
@@ -17,6 +17,9 @@ from .errors import SvcError, make_error
 from .operations import Operation
 from .retry import RetryPolicy
 from .timeouts import TimeoutPolicy
+
+if TYPE_CHECKING:
+    from ._jsonl import Upload
 
 T = TypeVar("T")
 
@@ -56,6 +59,10 @@ class Call:
     operation: Operation
     body: Any = None
     query: Mapping[str, Optional[str]] = field(default_factory=dict)
+    #: A body sent as it is (a batch's JSONL), instead of ``body``.
+    upload: Optional[Upload] = None
+    #: ``accept`` when the answer is not JSON (errors still are).
+    accept: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,7 @@ class Prepared:
     content: Optional[bytes]
     timeout: float
     idempotency_key: Optional[str]
+    upload: Optional[Upload] = None
 
 
 def new_idempotency_key() -> str:
@@ -113,11 +121,13 @@ class ClientConfig:
         self.timeouts = timeouts
         self.headers = {"accept": "application/json", "user-agent": USER_AGENT, **(headers or {})}
 
-    def retry_for(self, options: CallOptions) -> RetryPolicy:
-        if options.max_retries is None:
+    def retry_for(self, options: CallOptions, call: Optional[Call] = None) -> RetryPolicy:
+        once = call is not None and call.upload is not None and not call.upload.replayable
+        if options.max_retries is None and not once:
             return self.retry
+        max_retries = self.retry.max_retries if options.max_retries is None else options.max_retries
         return RetryPolicy(
-            max_retries=options.max_retries,
+            max_retries=0 if once else max_retries,
             base_delay=self.retry.base_delay,
             max_delay=self.retry.max_delay,
             max_retry_after=self.retry.max_retry_after,
@@ -128,14 +138,23 @@ class ClientConfig:
         headers = dict(self.headers)
         if call.operation.auth and self.api_key:
             headers["authorization"] = f"Bearer {self.api_key}"
-        if content is not None:
+        if call.upload is not None:
+            headers["content-type"] = call.upload.content_type
+            if call.upload.length is not None:
+                headers["content-length"] = str(call.upload.length)
+        elif content is not None:
             headers["content-type"] = "application/json"
+        if call.accept is not None:
+            headers["accept"] = call.accept
         if options.idempotency_key is not None:
             headers["idempotency-key"] = options.idempotency_key
         if options.client_request_id is not None:
             headers["x-client-request-id"] = options.client_request_id
         timeout = options.timeout
-        if timeout is None:
+        if timeout is None and call.upload is not None:
+            length = call.upload.length
+            timeout = self.timeouts.max_timeout if length is None else self.timeouts.for_body(length)
+        elif timeout is None:
             timeout = self.timeouts.for_body(0 if content is None else len(content))
         return Prepared(
             method=call.operation.method,
@@ -145,7 +164,12 @@ class ClientConfig:
             content=content,
             timeout=timeout,
             idempotency_key=options.idempotency_key,
+            upload=call.upload,
         )
+
+    def content_for_attempt(self, prepared: Prepared) -> Any:
+        """The body of one attempt: the JSON bytes, or the upload's content made anew."""
+        return prepared.upload.body() if prepared.upload is not None else prepared.content
 
 
 def httpx_timeout(seconds: float) -> httpx.Timeout:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping, Optional, Sequence, cast
+from typing import Any, Iterator, Mapping, Optional, Sequence, cast
 
 import httpx
 
@@ -14,10 +14,13 @@ from ._http import (
     CallOptions,
     ClientConfig,
     error_from_failure,
+    error_from_response,
     httpx_timeout,
     new_idempotency_key,
     read_answer,
 )
+from ._jsonl import JsonLines
+from .batches import Batches
 from .errors import SvcError, evaluation_wait_timeout, with_attempts
 from .operations import FINAL_EVALUATION_STATUSES
 from .retry import RetryPolicy, RetryState
@@ -71,6 +74,8 @@ class Client:
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client()
+        #: The batch routes: ``create``, ``retrieve``, ``list``, ``cancel``, ``delete``, ``results``.
+        self.batches = Batches(self._send, self._stream_lines)
 
     def decide(
         self,
@@ -261,7 +266,7 @@ class Client:
 
     def _send(self, call: Call, options: CallOptions) -> ApiResponse[Any]:
         prepared = self._config.prepare(call, options)
-        state = RetryState(self._config.retry_for(options), prepared.timeout, call.operation.idempotent)
+        state = RetryState(self._config.retry_for(options, call), prepared.timeout, call.operation.idempotent)
         attempt = 0
         while True:
             attempt += 1
@@ -271,7 +276,7 @@ class Client:
                     prepared.url,
                     params=prepared.params,
                     headers=prepared.headers,
-                    content=prepared.content,
+                    content=self._config.content_for_attempt(prepared),
                     timeout=httpx_timeout(prepared.timeout),
                 )
                 result = read_answer(response, prepared, attempt)
@@ -279,6 +284,42 @@ class Client:
                 result = error_from_failure(exc)
             if not isinstance(result, SvcError):
                 return result
+            delay = state.next_delay(result)
+            if delay is None:
+                raise with_attempts(result, attempt)
+            _sleep(delay)
+
+    def _stream_lines(self, call: Call, options: CallOptions) -> Iterator[Any]:
+        """The JSON lines of a 2xx answer's body as its bytes arrive. Retried by the rules only before the
+        body is read: a connection cut while reading is raised (lines already handed out are not repeated)."""
+        prepared = self._config.prepare(call, options)
+        state = RetryState(self._config.retry_for(options, call), prepared.timeout, call.operation.idempotent)
+        attempt = 0
+        while True:
+            attempt += 1
+            reading = False
+            try:
+                with self._http.stream(
+                    prepared.method,
+                    prepared.url,
+                    params=prepared.params,
+                    headers=prepared.headers,
+                    content=self._config.content_for_attempt(prepared),
+                    timeout=httpx_timeout(prepared.timeout),
+                ) as response:
+                    if response.is_success:
+                        reading = True
+                        lines = JsonLines()
+                        for chunk in response.iter_bytes():
+                            yield from lines.feed(chunk)
+                        yield from lines.end()
+                        return
+                    response.read()
+                    result = error_from_response(response)
+            except httpx.TransportError as exc:
+                if reading:
+                    raise with_attempts(error_from_failure(exc), attempt) from exc
+                result = error_from_failure(exc)
             delay = state.next_delay(result)
             if delay is None:
                 raise with_attempts(result, attempt)

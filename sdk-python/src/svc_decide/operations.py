@@ -38,6 +38,25 @@ OPERATIONS: Dict[str, Operation] = {
     "list_calibrations": Operation("GET", "/v1/calibrations", True),
     "get_calibration": Operation("GET", "/v1/calibrations/{id}", True),
     "delete_calibration": Operation("DELETE", "/v1/calibrations/{id}", True),
+    # Batches (issue 42), reached through ``client.batches`` (NAMESPACED_METHODS). The create is sent again
+    # after a 500 or a timeout only with the caller's idempotency key (decided per call).
+    "create_batch": Operation("POST", "/v1/batches", True, idempotent=False),
+    "list_batches": Operation("GET", "/v1/batches", True),
+    "get_batch": Operation("GET", "/v1/batches/{id}", True),
+    "cancel_batch": Operation("POST", "/v1/batches/{id}/cancel", True),
+    "delete_batch": Operation("DELETE", "/v1/batches/{id}", True),
+    "get_batch_results": Operation("GET", "/v1/batches/{id}/results", True),
+}
+
+#: Operations whose method sits in a namespace of the client (``client.batches.create``) rather than on the
+#: client itself: operation (snake case of its operation id) to ``namespace.method``.
+NAMESPACED_METHODS: Dict[str, str] = {
+    "create_batch": "batches.create",
+    "list_batches": "batches.list",
+    "get_batch": "batches.retrieve",
+    "cancel_batch": "batches.cancel",
+    "delete_batch": "batches.delete",
+    "get_batch_results": "batches.results",
 }
 
 #: Evaluation statuses after which nothing changes any more.

@@ -73,6 +73,12 @@ describe("sdk/README.md examples run", () => {
             expect.stringMatching(/^svc-1\.\d+\.\d+$/),
             expect.stringMatching(/^(calib_[0-9A-Z]{26}|cal-\d{8}-\d+)$/),
           ]);
+        // Batches (issue 42): needs the batch routes.
+        if (n === 6) {
+          expect(log.mock.calls[0]?.[0]).toBe("completed");
+          expect(log.mock.calls.slice(1).map((c) => c[0])).toEqual(["ticket-0", "ticket-1", "ticket-2"]);
+        }
+        if (n === 7) expect(log.mock.calls.at(-1)).toEqual([204, "signature_mismatch"]);
       } finally {
         log.mockRestore();
         vi.unstubAllEnvs();

@@ -1,5 +1,19 @@
-import { describe, expectTypeOf, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
+import type {
+  Batch as SchemaBatch,
+  BatchList as SchemaBatchList,
+  BatchResultLine as SchemaBatchResultLine,
+  DeletedBatch as SchemaDeletedBatch,
+  WebhookEvent as SchemaWebhookEvent,
+} from "../../../schema/batches";
+import {
+  type BATCH_EVENT_TYPES,
+  type BATCH_STATUSES,
+  FINISHED_BATCH_STATUSES as SCHEMA_FINISHED,
+  WEBHOOK_SIGNATURE_HEADER as SCHEMA_HEADER,
+  WEBHOOK_TOLERANCE_SECONDS as SCHEMA_TOLERANCE,
+} from "../../../schema/batches";
 import type {
   Calibration as SchemaCalibration,
   CalibrationMetrics as SchemaCalibrationMetrics,
@@ -8,17 +22,28 @@ import type { Answer as SchemaAnswer } from "../../../schema/decide";
 import type { ModelLimits as SchemaModelLimits } from "../../../schema/models";
 import type { PlanList as SchemaPlanList } from "../../../schema/plan-list";
 import type { UsageReport as SchemaUsageReport } from "../../../schema/usage";
-import type {
-  Answer,
-  Calibration,
-  CalibrationMetrics,
-  CheckAnswer,
-  DecideRequest,
-  Decision,
-  ModelLimits,
-  PickAnswer,
-  PlanList,
-  UsageReport,
+import {
+  type Answer,
+  type Batch,
+  type BatchEventType,
+  type BatchList,
+  type BatchResultFailure,
+  type BatchResultSuccess,
+  type BatchStatus,
+  type Calibration,
+  type CalibrationMetrics,
+  type CheckAnswer,
+  type DecideRequest,
+  type Decision,
+  type DeletedBatch,
+  FINISHED_BATCH_STATUSES,
+  type ModelLimits,
+  type PickAnswer,
+  type PlanList,
+  type UsageReport,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookEvent,
 } from "../../../sdk/src/index";
 import { scriptedClient } from "../../support/sdk-fake-fetch";
 
@@ -93,6 +118,34 @@ describe("the read routes' types are the API's wire schemas (the package carries
     // zod's catchall gives an intersection where the SDK writes one object type: the same values either way.
     expectTypeOf<PlanList>().toExtend<SchemaPlanList>();
     expectTypeOf<SchemaPlanList>().toExtend<PlanList>();
+  });
+});
+
+describe("the batch and webhook types are the API's wire schemas (schema/batches.ts)", () => {
+  it("Batch, BatchList, DeletedBatch and WebhookEvent equal schema/'s", () => {
+    expectTypeOf<Batch>().toEqualTypeOf<z.infer<typeof SchemaBatch>>();
+    expectTypeOf<BatchList>().toEqualTypeOf<z.infer<typeof SchemaBatchList>>();
+    expectTypeOf<DeletedBatch>().toEqualTypeOf<z.infer<typeof SchemaDeletedBatch>>();
+    expectTypeOf<WebhookEvent>().toEqualTypeOf<z.infer<typeof SchemaWebhookEvent>>();
+    expectTypeOf<BatchStatus>().toEqualTypeOf<(typeof BATCH_STATUSES)[number]>();
+    expectTypeOf<BatchEventType>().toEqualTypeOf<(typeof BATCH_EVENT_TYPES)[number]>();
+  });
+
+  it("a result line is one of schema/'s two shapes; the answered one carries the SDK's Decision", () => {
+    type Schema = z.infer<typeof SchemaBatchResultLine>;
+    type SchemaSuccess = Extract<Schema, { status: 200 }>;
+    type SchemaFailure = Exclude<Schema, SchemaSuccess>;
+    expectTypeOf<Omit<BatchResultSuccess, "body">>().toEqualTypeOf<Omit<SchemaSuccess, "body">>();
+    expectTypeOf<BatchResultSuccess["body"]>().toEqualTypeOf<Decision>();
+    expectTypeOf<Omit<Decision, "answers">>().toEqualTypeOf<Omit<SchemaSuccess["body"], "answers">>();
+    // zod's passthrough gives an intersection where the SDK writes one object type: the same values either way.
+    expectTypeOf<BatchResultFailure>().toExtend<SchemaFailure>();
+    expectTypeOf<SchemaFailure>().toExtend<BatchResultFailure>();
+  });
+
+  it("the constants are schema/'s", () => {
+    expect([...FINISHED_BATCH_STATUSES]).toEqual([...SCHEMA_FINISHED]);
+    expect([WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TOLERANCE_SECONDS]).toEqual([SCHEMA_HEADER, SCHEMA_TOLERANCE]);
   });
 });
 
