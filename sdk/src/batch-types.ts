@@ -94,7 +94,7 @@ export interface BatchListQuery {
   /** 1–100 (the API's default when absent). */
   limit?: number;
   /** A batch id: the page after it. */
-  startingAfter?: string;
+  starting_after?: string;
 }
 
 /**

@@ -64,9 +64,9 @@ export class Batches {
     return (await this.transport.send<Batch>(this.call("getBatch", id), options)).data;
   }
 
-  /** GET /v1/batches: the account's batches, newest first (`limit` 1–100, `startingAfter` a batch id). */
+  /** GET /v1/batches: the account's batches, newest first (`limit` 1–100, `starting_after` a batch id). */
   async list(query: BatchListQuery = {}, options?: RequestOptions): Promise<BatchList> {
-    const q = { limit: query.limit?.toString(), starting_after: query.startingAfter };
+    const q = { limit: query.limit?.toString(), starting_after: query.starting_after };
     return (await this.transport.send<BatchList>({ ...this.call("listBatches"), query: q }, options)).data;
   }
 

@@ -77,7 +77,7 @@ describe("client.batches: each operation's method and path", () => {
     ]);
     expect((await client.batches.create(LINES)).status).toBe("queued");
     await client.batches.retrieve(ID);
-    await client.batches.list({ limit: 5, startingAfter: ID });
+    await client.batches.list({ limit: 5, starting_after: ID });
     await client.batches.cancel(ID);
     expect(await client.batches.delete(ID)).toEqual({ id: ID, object: "batch", deleted: true });
     expect(await collect(client.batches.results("batch/x"))).toEqual([]);
