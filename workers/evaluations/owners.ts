@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ErrorCode } from "../../schema/errors";
 import { orMaintenance } from "../accounts/unavailable";
+import { DECIDE_BODY_ERRORS } from "../decide/body-errors";
 import { ApiError } from "../errors";
 import { type MoneySubject, subjectOf } from "../limits/key-limits";
 import type { AppEnv } from "../middleware/context";
@@ -35,28 +36,7 @@ export function guarded(run: () => Promise<Response>): Promise<Response> {
 
 /** Codes of createEvaluation after its auth: the decide body's, per item, plus the extension codes. */
 export const CREATE_ERRORS: readonly ErrorCode[] = [
-  "invalid_json",
-  "duplicate_key",
-  "unsupported_media_type",
-  "body_too_large",
-  "state_too_long",
-  "question_too_long",
-  "request_too_long",
-  "model_not_found",
-  "model_retired",
-  "unknown_field",
-  "missing_field",
-  "invalid_type",
-  "invalid_value",
-  "field_not_allowed",
-  "invalid_question_id",
-  "too_many_questions",
-  "too_many_options",
-  "invalid_levels",
-  "invalid_min_confidence",
-  "duplicate_label",
-  "state_path_not_found",
-  "state_not_json",
+  ...DECIDE_BODY_ERRORS,
   "requests_per_minute",
   "evaluations_in_progress",
   "evaluation_storage_full",

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ErrorCode } from "../../../schema/errors";
 import { orMaintenance } from "../../accounts/unavailable";
 import type { BatchOwner } from "../../batches/service";
+import { DECIDE_BODY_ERRORS } from "../../decide/body-errors";
 import { ApiError } from "../../errors";
 import { subjectOf } from "../../limits/key-limits";
 import type { AppEnv } from "../../middleware/context";
@@ -32,31 +33,10 @@ export function guarded(run: () => Promise<Response>): Promise<Response> {
 
 /** Codes of createBatch after its auth: the first invalid line's (a decide's codes) and the batch's own. */
 export const CREATE_BATCH_ERRORS: readonly ErrorCode[] = [
+  ...DECIDE_BODY_ERRORS,
   "invalid_header",
   "idempotency_key_reused",
-  "invalid_json",
-  "duplicate_key",
-  "unsupported_media_type",
-  "body_too_large",
   "batch_too_many_lines",
-  "state_too_long",
-  "question_too_long",
-  "request_too_long",
-  "model_not_found",
-  "model_retired",
-  "unknown_field",
-  "missing_field",
-  "invalid_type",
-  "invalid_value",
-  "field_not_allowed",
-  "invalid_question_id",
-  "too_many_questions",
-  "too_many_options",
-  "invalid_levels",
-  "invalid_min_confidence",
-  "duplicate_label",
-  "state_path_not_found",
-  "state_not_json",
   "duplicate_custom_id",
   "requests_per_minute",
   "batches_in_progress",
