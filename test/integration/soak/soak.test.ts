@@ -12,7 +12,12 @@ describe("soak: money is never lost under load and faults", () => {
   let result: SoakResult;
 
   it("'charge_micro_cents … Debited from the balance': per account, balance = opening + credits − Σ charge of 200 answers that were not replays; ledger journal = Postgres; roll-ups = events", async () => {
-    result = await runSoak({ requests: 1_000, concurrency: 12, seed: 19, databaseUrl });
+    result = await runSoak({
+      requests: Number(process.env.SOAK_REQUESTS ?? 1_000),
+      concurrency: 12,
+      seed: 19,
+      databaseUrl,
+    });
     expect(result.check.failures, result.report).toEqual([]);
     expect(result.check.warnings, result.report).toEqual([]);
     expect(result.check.ok).toBe(true);
