@@ -185,8 +185,9 @@ describe("limits: 32 questions and a 255-option pick in one request", () => {
 
   it("GET /metrics reports requests by outcome, tokens, latency and queue depth (Prometheus text)", async () => {
     const text = await (await fetch(`${w.url}/metrics`)).text();
-    expect(text).toMatch(/svc_engine_requests_total\{outcome="ok"\} \d+/);
-    expect(text).toMatch(/svc_engine_requests_total\{outcome="unauthorized"\} \d+/);
+    // Labelled by exact version and numerics class too (issue 43); other labels may follow `outcome`.
+    expect(text).toMatch(/svc_engine_requests_total\{outcome="ok"[^}]*\} \d+/);
+    expect(text).toMatch(/svc_engine_requests_total\{outcome="unauthorized"[^}]*\} \d+/);
     expect(text).toMatch(/svc_engine_tokens_evaluated_total [1-9]\d*/);
     expect(text).toMatch(/svc_engine_tokens_reused_total [1-9]\d*/);
     expect(text).toMatch(/svc_engine_prefix_tokens_kept_total \d+/);
