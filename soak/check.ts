@@ -1,8 +1,10 @@
 import { ERRORS } from "../schema/errors";
 import type { QueryFn } from "../scripts/migrations";
 import { withNodeClient } from "../scripts/stack/neon-node";
+import { BATCH_CLIENT_NAME } from "../workers/batches/runner";
 import type { JournalRow } from "../workers/ledger/types";
 import type { SoakAccount } from "./accounts";
+import { batchResultProblems, type SoakBatch } from "./batch-scenario";
 import { send } from "./client";
 import type { Outcome } from "./traffic";
 
@@ -17,6 +19,9 @@ export interface AccountCheck {
   postgresBalance: number;
   answers200: number;
   replays: number;
+  /** Batch lines answered (200) and their charges, in `charged` too. */
+  batchLines: number;
+  batchCharged: number;
 }
 
 export interface CheckResult {
@@ -98,6 +103,8 @@ export async function checkAccounting(opts: {
   neonWsProxy: string;
   accounts: SoakAccount[];
   outcomes: Outcome[];
+  /** Batches uploaded during the run: their answered lines are charges like decides' 200 originals. */
+  batches?: SoakBatch[];
 }): Promise<CheckResult> {
   const failures: string[] = [];
   const fail = (m: string) => failures.push(m);
@@ -134,6 +141,18 @@ export async function checkAccounting(opts: {
       fail(`#${o.seq}: replay ${o.id ?? "?"} does not match an original of its idempotency key`);
   }
 
+  // Batch lines: every custom id answered once, in order; each answered line is a charge of its own.
+  const batches = opts.batches ?? [];
+  for (const b of batches) for (const p of batchResultProblems(b)) fail(p);
+  const batchLines = new Map<string, { accountId: string; status: number; charge: number }>();
+  for (const b of batches)
+    for (const r of b.results) {
+      if (!r.id) continue;
+      if (seen.has(r.id) || batchLines.has(r.id))
+        fail(`batch line ${r.customId}: request id ${r.id} answered twice`);
+      batchLines.set(r.id, { accountId: b.accountId, status: r.status, charge: r.charge });
+    }
+
   const ids = opts.accounts.map((a) => a.accountId);
   const accounts: AccountCheck[] = [];
   let journalRows = 0;
@@ -156,7 +175,9 @@ export async function checkAccounting(opts: {
         .filter((c) => c.status === 200 && !c.duplicate)
         .reduce((s, c) => s + c.amount, 0);
       const mine = originals.filter((o) => o.accountId === a.accountId);
-      const charged = mine.reduce((s, o) => s + o.charge, 0);
+      const myLines = [...batchLines.values()].filter((l) => l.accountId === a.accountId && l.status === 200);
+      const batchCharged = myLines.reduce((s, l) => s + l.charge, 0);
+      const charged = mine.reduce((s, o) => s + o.charge, 0) + batchCharged;
       const expected = credits - charged;
 
       // The ledger's journal, net of refunds: exactly the 200 originals, each with its charge.
@@ -172,6 +193,15 @@ export async function checkAccounting(opts: {
         if (n < 0 || n > 1) fail(`${a.name}: request ${ref} is in the journal ${n} times net`);
         const answer = seen.get(ref);
         if (answer?.mode === "test") continue;
+        const line = batchLines.get(ref);
+        if (line) {
+          if (line.status === 200 && n !== 1)
+            fail(`${a.name}: batch line ${ref} answered but ${n} debits net`);
+          if (line.status !== 200 && n !== 0) fail(`${a.name}: batch line ${ref} failed but ${n} debits net`);
+          if (n === 1 && line.charge !== debits.get(ref))
+            fail(`${a.name}: batch line ${ref} answered charge ${line.charge}, journal ${debits.get(ref)}`);
+          continue;
+        }
         if (n === 1 && !answer)
           fail(`${a.name}: request ${ref} charged ${debits.get(ref)} without a 200 answer`);
         if (n === 0 && answer) fail(`${a.name}: request ${ref} answered 200 but its charge was refunded`);
@@ -186,6 +216,9 @@ export async function checkAccounting(opts: {
         if (o.mode === "live" && net.get(o.id) !== 1)
           fail(`${a.name}: 200 answer ${o.id} has no standing debit in the journal`);
       }
+      for (const [id, l] of batchLines)
+        if (l.accountId === a.accountId && l.status === 200 && net.get(id) !== 1)
+          fail(`${a.name}: batch line ${id} has no standing debit in the journal`);
 
       // The journal in Postgres equals the ledger's.
       const pg = await q(
@@ -247,6 +280,8 @@ export async function checkAccounting(opts: {
         answers200: opts.outcomes.filter((o) => o.accountId === a.accountId && o.status === 200).length,
         replays: opts.outcomes.filter((o) => o.accountId === a.accountId && o.status === 200 && o.replayed)
           .length,
+        batchLines: myLines.length,
+        batchCharged,
       });
     }
 
@@ -255,11 +290,23 @@ export async function checkAccounting(opts: {
     // key, so it has no usage event; every other answer has exactly one.
     const refusedAtAuth = (o: Outcome) => o.status === 401 || o.code === "maintenance";
     const expectEvents = opts.outcomes.filter((o) => !refusedAtAuth(o));
-    usageEvents = await settledEventCount(q, ids, expectEvents.length);
-    const recorded = await q("SELECT request_id FROM usage_events WHERE account_id = ANY($1)", [ids]);
+    // A batch line's event (client `svc-batches`) is written by its runner before the line is counted.
+    usageEvents = await settledEventCount(q, ids, expectEvents.length + batchLines.size);
+    const recorded = await q("SELECT request_id, client_name FROM usage_events WHERE account_id = ANY($1)", [
+      ids,
+    ]);
     const have = new Set(recorded.rows.map((r) => String(r.request_id)));
-    if (usageEvents !== expectEvents.length)
-      warn(`usage events: ${usageEvents} recorded for ${expectEvents.length} authenticated answers`);
+    const fromBatches = new Set(
+      recorded.rows.filter((r) => r.client_name === BATCH_CLIENT_NAME).map((r) => String(r.request_id)),
+    );
+    if (usageEvents !== expectEvents.length + batchLines.size)
+      warn(
+        `usage events: ${usageEvents} recorded for ${expectEvents.length} authenticated answers and ${batchLines.size} batch lines`,
+      );
+    for (const id of batchLines.keys())
+      if (!fromBatches.has(id)) fail(`batch line ${id}: no usage event under ${BATCH_CLIENT_NAME}`);
+    if (fromBatches.size !== batchLines.size)
+      fail(`${fromBatches.size} ${BATCH_CLIENT_NAME} usage events for ${batchLines.size} batch lines`);
     for (const o of expectEvents)
       if (!o.requestId || !have.has(o.requestId))
         warn(
@@ -275,6 +322,9 @@ export async function checkAccounting(opts: {
     for (const o of originals)
       if (o.id && eventCharge.has(o.id) && eventCharge.get(o.id) !== o.charge)
         fail(`usage event ${o.id}: charge ${eventCharge.get(o.id)}, answered ${o.charge}`);
+    for (const [id, l] of batchLines)
+      if (l.status === 200 && eventCharge.get(id) !== l.charge)
+        fail(`batch usage event ${id}: charge ${eventCharge.get(id)}, answered ${l.charge}`);
     for (const [bucket, table] of [
       ["hour", "usage_hourly"],
       ["day", "usage_daily"],

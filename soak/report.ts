@@ -1,4 +1,5 @@
 import { cpus } from "node:os";
+import type { SoakBatch } from "./batch-scenario";
 import type { CheckResult } from "./check";
 import type { FaultEvent } from "./faults";
 import type { Outcome } from "./traffic";
@@ -19,6 +20,16 @@ export interface SoakSummary {
   keysRunTwice: number;
   /** Answers refusing a valid key (every soak key is valid): 401, or 503 `maintenance` (key store unreachable). */
   validKeysRefused: Array<{ seq: number; status: number; code: string; faults: string[] }>;
+  /** The batch uploaded as the traffic started: its lines, status and time from upload to finished. */
+  batches: Array<{
+    account: string;
+    status: string;
+    total: number;
+    done: number;
+    failed: number;
+    wallMs: number;
+    charge: number;
+  }>;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -26,7 +37,12 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
 }
 
-export function summarise(outcomes: Outcome[], faults: FaultEvent[], wallMs: number): SoakSummary {
+export function summarise(
+  outcomes: Outcome[],
+  faults: FaultEvent[],
+  wallMs: number,
+  batches: SoakBatch[] = [],
+): SoakSummary {
   const all = outcomes.map((o) => o.ms).sort((a, b) => a - b);
   const ok = outcomes
     .filter((o) => o.status === 200)
@@ -47,6 +63,13 @@ export function summarise(outcomes: Outcome[], faults: FaultEvent[], wallMs: num
     if (o.status === 200 && !o.replayed && o.idempotencyKey)
       originals.set(o.idempotencyKey, (originals.get(o.idempotencyKey) ?? 0) + 1);
   return {
+    batches: batches.map((b) => ({
+      account: b.account,
+      status: b.status,
+      ...b.counts,
+      wallMs: b.wallMs,
+      charge: b.charge,
+    })),
     keysRunTwice: [...originals.values()].filter((c) => c > 1).length,
     validKeysRefused: outcomes
       .filter((o) => o.status === 401 || o.code === "maintenance")
@@ -100,6 +123,11 @@ export function renderReport(
     `- Scenarios (requests): ${Object.entries(s.scenarios)
       .map(([k, v]) => `${k} ${n(v)}`)
       .join(", ")}.`,
+    ...s.batches.map(
+      (b) =>
+        `- Batch (${b.account}, live): ${b.status}, ${n(b.done)} of ${n(b.total)} lines answered, ${n(b.failed)} failed, ` +
+        `${(b.wallMs / 1000).toFixed(0)} s from upload to finished; its ${n(b.charge)} micro-cents are in the account's charges.`,
+    ),
     `- Accounting: ${check.ok ? "**every check passed**" : `**${check.failures.length} failures**`}; ` +
       `${n(check.journalRows)} journal rows (ledger = Postgres), ${n(check.usageEvents)} usage events, ` +
       `${n(check.rollupGroups)} roll-up rows equal to the events' sums.`,
@@ -108,7 +136,7 @@ export function renderReport(
     "| --- | ---: | ---: |",
     ...s.faults.map((f) => `| ${f.name} | ${((f.off - f.on) / 1000).toFixed(1)} s | ${n(f.requests)} |`),
     "",
-    "| account | credits | charged (200 originals) | expected balance | ledger | Postgres journal |",
+    "| account | credits | charged (200 originals + batch lines) | expected balance | ledger | Postgres journal |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
     ...check.accounts.map(
       (a) =>

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { seedSoakAccounts } from "./accounts";
+import { batchResults, type SoakBatch, ticketLines, uploadBatch, waitForBatch } from "./batch-scenario";
 import { type CheckResult, checkAccounting } from "./check";
 import { closeClient } from "./client";
 import { signUpConsoleAccount, stripeTopUp } from "./console-account";
@@ -12,6 +13,8 @@ export interface SoakOptions {
   requests: number;
   concurrency: number;
   seed: number;
+  /** Lines of the batch the `rich` account uploads as the traffic starts (default 60; 0: none). */
+  batchLines?: number;
   /** A real PostgreSQL instead of PGlite (default: SOAK_DATABASE_URL, else PGlite). */
   databaseUrl?: string;
   log?: (line: string) => void;
@@ -23,6 +26,11 @@ export interface SoakResult {
   check: CheckResult;
   report: string;
 }
+
+/** The soak batch's model: the smallest real one, so its lines cost the run little time. */
+const BATCH_MODEL = "svc-1.4.0";
+/** How long the run waits for its batch after the traffic (its runner may be backing off after a fault). */
+const BATCH_WAIT_MS = 180_000;
 
 /** Starts the stack, drives the traffic with every fault once, checks the accounting, stops the stack. */
 export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
@@ -41,6 +49,16 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
     await stripeTopUp(stack.baseUrl, shop, 1_000, "soak-open");
     accounts.push(shop.account);
     const injector = new FaultInjector(stack.faults, opts.requests, log);
+    // A live batch on a small model, uploaded as the traffic starts: its lines run at batch priority through
+    // the faults below, and their charges are in the money check.
+    const batchLines = opts.batchLines ?? 60;
+    const rich = accounts.find((a) => a.name === "rich");
+    const lines = ticketLines(batchLines, BATCH_MODEL, "soak");
+    const batchSecret = rich?.live[0] ?? "";
+    const uploaded =
+      batchLines > 0 && rich ? await uploadBatch(stack.baseUrl, batchSecret, lines.jsonl) : undefined;
+    const uploadedAt = Date.now();
+    if (uploaded) log(`soak: batch ${uploaded.id} of ${batchLines} lines uploaded (${rich?.name})`);
     const step = Math.max(1, Math.floor(opts.requests / 20));
     const t0 = Date.now();
     const outcomes = await runTraffic({
@@ -60,7 +78,26 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
     });
     const wallMs = Date.now() - t0;
     await injector.settle();
-    log("soak: traffic done; checking the accounting");
+    const batches: SoakBatch[] = [];
+    if (uploaded && rich) {
+      log("soak: traffic done; waiting for the batch");
+      const b = await waitForBatch(stack.baseUrl, batchSecret, uploaded.id, BATCH_WAIT_MS);
+      batches.push({
+        account: rich.name,
+        accountId: rich.accountId,
+        id: b.id,
+        customIds: lines.customIds,
+        status: b.status,
+        counts: b.counts,
+        charge: b.usage.charge_micro_cents,
+        wallMs: Date.now() - uploadedAt,
+        results: await batchResults(stack.baseUrl, batchSecret, b.id),
+      });
+      log(
+        `soak: batch ${b.status} ${JSON.stringify(b.counts)} ${((Date.now() - uploadedAt) / 1000).toFixed(0)} s after its upload`,
+      );
+    }
+    log("soak: checking the accounting");
     const check = await checkAccounting({
       baseUrl: stack.baseUrl,
       adminToken: stack.adminToken,
@@ -68,8 +105,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
       neonWsProxy: stack.neonWsProxy,
       accounts,
       outcomes,
+      batches,
     });
-    const summary = summarise(outcomes, injector.events, wallMs);
+    const summary = summarise(outcomes, injector.events, wallMs, batches);
     return { outcomes, summary, check, report: renderReport(summary, check, opts) };
   } finally {
     stack.faults.resumePostgres();
@@ -90,6 +128,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     requests: arg("requests", 10_000),
     concurrency: arg("concurrency", 16),
     seed: arg("seed", 20261123),
+    batchLines: process.argv.includes("--batch-lines")
+      ? Number(process.argv[process.argv.indexOf("--batch-lines") + 1])
+      : 60,
     log: (line) => console.log(line),
   };
   runSoak(opts).then(

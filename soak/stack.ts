@@ -7,11 +7,13 @@ import { type RunningWorker, startWorker } from "../gpu-worker/src/spawn-worker"
 import { type FakeFallback, startFakeFallback } from "../scripts/stack/fake-fallback";
 import { startPostgres } from "../scripts/stack/postgres";
 import { type RedisHandle, startRedis } from "../scripts/stack/redis";
-import { type Stack, startStack } from "../scripts/stack/start-stack";
+import { DEFAULT_READY_TIMEOUT_MS, type Stack, startStack } from "../scripts/stack/start-stack";
 import { startUpstashBridge, type UpstashBridge } from "../scripts/stack/upstash-bridge";
 import { type PausableProxy, startPausableProxy } from "./pausable-proxy";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** `npm start`'s bound on a GPU worker's start (SVC_READY_TIMEOUT_MS): a shared, loaded box needs more. */
+const READY_TIMEOUT_MS = Number(process.env.SVC_READY_TIMEOUT_MS || DEFAULT_READY_TIMEOUT_MS);
 
 /** The connection string with its host:port replaced by the stall proxy's. */
 function proxied(url: string, port: number): string {
@@ -97,6 +99,7 @@ export async function startSoakStack(
       dataDir,
       entry: join(HERE, "worker-entry.ts"),
       gpuEnv: { SVC_THREADS: "1" },
+      readyTimeoutMs: READY_TIMEOUT_MS,
       log,
     });
     stops.push(stack.stop);
@@ -110,7 +113,10 @@ export async function startSoakStack(
       },
       async restartGpu() {
         await gpu?.stop();
-        gpu = await startWorker({ GPU_SIGNING_SECRET: gpuSecret, PORT: gpuPort, SVC_THREADS: "1" });
+        gpu = await startWorker(
+          { GPU_SIGNING_SECRET: gpuSecret, PORT: gpuPort, SVC_THREADS: "1" },
+          READY_TIMEOUT_MS,
+        );
       },
       async stopRedis() {
         await redis.stop();

@@ -1,6 +1,6 @@
 // The soak harness's short run (issue 19): 1,000 mixed requests at npm start's stack while each fault happens
 // once (GPU worker killed and restarted, Redis stopped and restarted empty, Postgres stalled, the fallback
-// failing), then the accounting. `npm run soak` is the 10,000-request run (docs/reliability.md).
+// failing), with a 60-line live batch (issue 42) running through them, then the accounting. `npm run soak` is the 10,000-request run (docs/reliability.md).
 import { describe, expect, it } from "vitest";
 import { runSoak, type SoakResult } from "../../../soak/run";
 
@@ -47,5 +47,14 @@ describe("soak: money is never lost under load and faults", () => {
     ).toBe(true);
     expect(result.summary.servedBy.gpu ?? 0).toBeGreaterThan(0);
     expect(result.summary.servedBy.fallback ?? 0).toBeGreaterThan(0);
+  });
+
+  it("'crash-safe': the batch uploaded as the faults began completed, every line answered once, its charges in the balance above", () => {
+    expect(result, "the run above did not finish").toBeDefined();
+    expect(result.summary.batches).toMatchObject([{ status: "completed", total: 60, done: 60, failed: 0 }]);
+    const rich = result.check.accounts.find((a) => a.name === "rich");
+    expect(rich?.batchLines).toBe(60);
+    expect(rich?.batchCharged).toBe(result.summary.batches[0]?.charge);
+    expect(rich?.batchCharged ?? 0).toBeGreaterThan(0);
   });
 });
