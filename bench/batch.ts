@@ -353,7 +353,7 @@ async function crash(s: BatchStack): Promise<boolean> {
     );
     const u = await q(
       `SELECT count(*)::int AS n, count(DISTINCT request_id)::int AS ids, COALESCE(sum(charge_micro_cents), 0)::text AS charged
-         FROM usage_events WHERE account_id = $1 AND client_name = 'svc-batches'`,
+         FROM usage_events WHERE account_id = $1 AND client_name = '(batch)'`,
       [acct.accountId],
     );
     const row = (r: { rows: Array<Record<string, unknown>> }) =>
@@ -379,7 +379,7 @@ async function crash(s: BatchStack): Promise<boolean> {
       `${pg.journal.debits} debits, ${pg.journal.refunds} refunds (attempts cut by a fault), net ${fmt(-(pg.journal.net ?? 0))}`,
     ],
     [
-      "usage: one `svc-batches` event per line, the same charges",
+      "usage: one `(batch)` event per line, the same charges",
       pg.usage.n === CRASH_LINES && pg.usage.ids === CRASH_LINES && pg.usage.charged === sum,
       `${pg.usage.n} events, ${pg.usage.ids} request ids, ${fmt(pg.usage.charged ?? 0)} micro-cents`,
     ],

@@ -290,7 +290,7 @@ export async function checkAccounting(opts: {
     // key, so it has no usage event; every other answer has exactly one.
     const refusedAtAuth = (o: Outcome) => o.status === 401 || o.code === "maintenance";
     const expectEvents = opts.outcomes.filter((o) => !refusedAtAuth(o));
-    // A batch line's event (client `svc-batches`) is written by its runner before the line is counted.
+    // A batch line's event (client `(batch)`) is written by its runner before the line is counted.
     usageEvents = await settledEventCount(q, ids, expectEvents.length + batchLines.size);
     const recorded = await q("SELECT request_id, client_name FROM usage_events WHERE account_id = ANY($1)", [
       ids,
