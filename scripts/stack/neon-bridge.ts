@@ -39,6 +39,11 @@ export async function startNeonBridge(opts: NeonBridgeOptions = {}): Promise<Neo
     }),
   );
 
+  // Node closes an idle keep-alive connection after 5 s; workerd keeps it pooled longer and a query after a
+  // longer pause (a 100 MB batch upload read for 15 s) met a closed socket: "Network connection lost".
+  // Proxies in front of a real endpoint keep idle connections about a minute; so does this one.
+  server.keepAliveTimeout = 65_000;
+
   const wss = new WebSocketServer({ noServer: true });
   server.on("upgrade", (req, socket, head) => {
     const url = new URL(req.url ?? "/", "http://bridge");

@@ -1,6 +1,7 @@
 // Issue 42, "crash-safe": a live batch through the edge in workerd (its runner Durable Object's alarm, R2, the
 // ledger) while the GPU worker dies mid-request and Redis goes away; every line is answered once and the balance
-// moves by exactly the sum of the results' charges. The real-model version is soak/batch.ts.
+// moves by exactly the sum of the results' charges. The real-model version is the crash part of
+// `npm run bench:batch` (bench/batch.ts).
 import { describe, expect, it } from "vitest";
 import { balanceOf, credit, seed, useMoneyEdge } from "../../support/money-harness";
 import { upstashBridge, withStackDb } from "../../support/stack-db";
