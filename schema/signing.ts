@@ -15,7 +15,7 @@ export const READY_REQUEST_ID = "readyz";
 const encoder = new TextEncoder();
 const ANSWER_DOMAIN = "svc-gpu-answer-v1";
 
-function hex(buf: ArrayBuffer): string {
+export function hex(buf: ArrayBuffer): string {
   return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 

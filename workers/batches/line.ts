@@ -1,4 +1,5 @@
 import { monotonicFactory } from "ulid";
+import type { ValidatedDecide } from "../../schema/decide";
 import type { ScoreRequest } from "../../schema/engine-protocol";
 import { renderForEngine } from "../../schema/render";
 import { type Charge, takeCharge } from "../billing/charge";
@@ -50,14 +51,10 @@ export type LineOutcomeKind =
   | { kind: "retry"; fault: boolean; error: unknown };
 
 /** A batch line's engine request: a decide's, at batch priority, GPU only. */
-function renderLine(stored: StoredLine, requestId: string, distributions: boolean) {
-  const request = validateDecideRequest(readJsonText(stored.body));
+function renderLine(request: ValidatedDecide, stored: StoredLine, requestId: string, distributions: boolean) {
   const rendered = renderForEngine({ ...request, model: stored.model }, stored.model, requestId);
   // `batch`: the GPU worker serves live decides first; a live decide waits behind at most one batch chunk.
-  return {
-    request,
-    engine: { ...rendered, priority: "batch" as const, ...(distributions && { distributions }) },
-  };
+  return { ...rendered, priority: "batch" as const, ...(distributions && { distributions }) };
 }
 
 const resultLine = (customId: string, status: number, member: "body" | "error", json: string) =>
@@ -112,9 +109,9 @@ export async function runLine(
   let result: string;
   let outcome: Omit<LineOutcome, "status" | "result">;
   try {
-    const first = renderLine(stored, attempt, false);
-    const calibrations = await deps.calibrations.forRequest(caller, first.request, stored.model);
-    const { engine } = calibrations.size > 0 ? renderLine(stored, attempt, true) : first;
+    const request = validateDecideRequest(readJsonText(stored.body));
+    const calibrations = await deps.calibrations.forRequest(caller, request, stored.model);
+    const engine = renderLine(request, stored, attempt, calibrations.size > 0);
     const out = await deps.engine.dispatch(engine, { fallback: null, tokens: stored.tokens.input_tokens });
     const { answers } = calibrateAnswers(engine.questions, out, calibrations);
     const decision = decisionJson({

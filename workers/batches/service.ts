@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { ulid } from "ulid";
 import { BATCH_CONTENT_TYPES, BATCH_ID_PATTERN, MAX_BATCH_BYTES } from "../../schema/batches";
+import { hex } from "../../schema/signing";
 import { IDEMPOTENCY_KEY_MAX } from "../decide/front-door";
 import { ApiError } from "../errors";
 import { kickRunner } from "../evaluations/kick";
@@ -22,7 +23,7 @@ import {
 import { batchJson } from "./json";
 import { deleteBatchObjects } from "./objects";
 import { streamResults } from "./results";
-import { storeUpload } from "./upload";
+import { storeUpload, tooLarge } from "./upload";
 
 /** Batches queued, running or paused at once per account. */
 export const MAX_ACTIVE_BATCHES = 3;
@@ -86,13 +87,13 @@ async function bodyDigest(body: ReadableStream<Uint8Array> | null): Promise<stri
       bytes += value.byteLength;
       if (bytes > MAX_BATCH_BYTES) {
         await reader.cancel().catch(() => {});
-        throw new ApiError("body_too_large", { message: "A batch upload is at most 100 MB." });
+        throw tooLarge();
       }
       await writer.write(value);
     }
   }
   await writer.close();
-  return [...new Uint8Array(await digest.digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(await digest.digest);
 }
 
 function replayOf(c: Context<AppEnv>, prior: BatchRow, sha256: string): Response {

@@ -1,4 +1,5 @@
 import { MAX_BATCH_BYTES, MAX_BATCH_LINES } from "../../schema/batches";
+import { hex } from "../../schema/signing";
 import { ApiError } from "../errors";
 import { inputKey } from "./objects";
 import { MAX_LINE_BYTES, type StoredLine, validateLine } from "./validate-line";
@@ -17,7 +18,8 @@ export interface StoredUpload {
   model: string | null;
 }
 
-const tooLarge = () =>
+/** 413 `body_too_large` of an upload past MAX_BATCH_BYTES. */
+export const tooLarge = () =>
   new ApiError("body_too_large", {
     message: `A batch upload is at most ${MAX_BATCH_BYTES / 1024 / 1024} MB.`,
   });
@@ -26,9 +28,6 @@ const tooManyLines = () =>
     param: "lines",
     message: `A batch holds at most ${MAX_BATCH_LINES.toLocaleString("en-US")} lines.`,
   });
-
-const hex = (buf: ArrayBuffer) =>
-  [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {
   if (parts.length === 1) return parts[0]!;

@@ -5,6 +5,7 @@ import { renderForEngine } from "../../../schema/render";
 import { logContentInBackground } from "../../accounts/content-log";
 import { endUsageEvent, recordUsageInBackground, startUsageEvent } from "../../billing/usage-events";
 import type { GpuTrace } from "../../clients/gpu-pool";
+import { DECIDE_BODY_ERRORS } from "../../decide/body-errors";
 import { decisionJson } from "../../decide/decision";
 import { runFrontDoor } from "../../decide/front-door";
 import { type MoneyPathInput, runMoneyPath } from "../../decide/money-path";
@@ -50,31 +51,10 @@ async function checkRequest(c: Context<AppEnv>, key: KeyRecord): Promise<MoneyPa
 
 /** Codes POST /v1/decide may raise after its auth (also the console playground's). */
 export const DECIDE_ERRORS: readonly ErrorCode[] = [
-  "invalid_json",
-  "duplicate_key",
-  "unsupported_media_type",
+  ...DECIDE_BODY_ERRORS,
   "insufficient_balance",
-  "model_not_found",
-  "model_retired",
   "idempotency_key_reused",
   "idempotency_in_progress",
-  "body_too_large",
-  "state_too_long",
-  "question_too_long",
-  "request_too_long",
-  "unknown_field",
-  "missing_field",
-  "invalid_type",
-  "invalid_value",
-  "field_not_allowed",
-  "invalid_question_id",
-  "too_many_questions",
-  "too_many_options",
-  "invalid_levels",
-  "invalid_min_confidence",
-  "duplicate_label",
-  "state_path_not_found",
-  "state_not_json",
   "requests_per_minute",
   "tokens_per_minute",
   "concurrency",
