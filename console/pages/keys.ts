@@ -2,6 +2,7 @@ import { api, errorText } from "../api";
 import { confirmDialog } from "../confirm";
 import { field, h, notice, uid } from "../dom";
 import { tokens, when } from "../format";
+import { showSecretOnce } from "../secret-once";
 
 export interface ConsoleKey {
   id: string;
@@ -125,38 +126,13 @@ export async function keysPage(main: HTMLElement): Promise<void> {
 
 /** The new key's secret, shown this once, with a copy button (never stored by the page). */
 function showSecret(box: HTMLElement, key: ConsoleKey & { secret: string }): void {
-  const secret = h("input", {
-    type: "text",
-    readonly: true,
-    id: "new-secret",
+  showSecretOnce(box, {
     value: key.secret,
-    spellcheck: "false",
+    ids: { input: "new-secret", copy: "copy-secret", title: "secret-title" },
+    heading: h("h2", { id: "secret-title" }, `Key “${key.name ?? key.prefix}” created`),
+    explanation: "Copy the secret now: it is shown this once and cannot be shown again.",
+    label: "Secret key",
   });
-  const copied = h("span", { role: "status", class: "hint" });
-  const copy = h("button", { type: "button", id: "copy-secret" }, "Copy");
-  copy.addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(secret.value);
-      copied.textContent = "Copied.";
-    } catch {
-      secret.select();
-      copied.textContent = "Select and copy it (Ctrl+C).";
-    }
-  });
-  const done = h("button", { type: "button", class: "secondary" }, "Done, I saved it");
-  done.addEventListener("click", () => box.replaceChildren());
-  box.replaceChildren(
-    h(
-      "section",
-      { class: "card secret", "aria-labelledby": "secret-title" },
-      h("h2", { id: "secret-title" }, `Key “${key.name ?? key.prefix}” created`),
-      h("p", {}, "Copy the secret now: it is shown this once and cannot be shown again."),
-      field("Secret key", secret),
-      h("p", { class: "actions" }, copy, done, copied),
-    ),
-  );
-  secret.focus();
-  secret.select();
 }
 
 function limit(v: number | null, unit: string): string {

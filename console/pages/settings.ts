@@ -3,6 +3,7 @@ import { BATCH_EVENTS, WEBHOOK_ENDPOINT, type WebhookEndpoint } from "../batches
 import { confirmDialog } from "../confirm";
 import { field, h, notice } from "../dom";
 import { when } from "../format";
+import { showSecretOnce } from "../secret-once";
 
 /** The account's endpoint, or null when none is set (404 `webhook_endpoint_not_found`). */
 async function currentEndpoint(): Promise<WebhookEndpoint | null> {
@@ -16,42 +17,14 @@ async function currentEndpoint(): Promise<WebhookEndpoint | null> {
 
 /** The new endpoint's signing secret, shown this once, with a copy button (never stored by the page). */
 function showSecret(box: HTMLElement, e: WebhookEndpoint & { secret: string }): void {
-  const secret = h("input", {
-    type: "text",
-    readonly: true,
-    id: "webhook-secret",
+  showSecretOnce(box, {
     value: e.secret,
-    spellcheck: "false",
+    ids: { input: "webhook-secret", copy: "copy-webhook-secret", title: "webhook-secret-title" },
+    heading: h("h3", { id: "webhook-secret-title" }, "The endpoint's signing secret"),
+    explanation:
+      "Copy the secret now: it is shown this once and cannot be shown again. Setting the endpoint again makes a new one.",
+    label: "Signing secret",
   });
-  const copied = h("span", { role: "status", class: "hint" });
-  const copy = h("button", { type: "button", id: "copy-webhook-secret" }, "Copy");
-  copy.addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(secret.value);
-      copied.textContent = "Copied.";
-    } catch {
-      secret.select();
-      copied.textContent = "Select and copy it (Ctrl+C).";
-    }
-  });
-  const done = h("button", { type: "button", class: "secondary" }, "Done, I saved it");
-  done.addEventListener("click", () => box.replaceChildren());
-  box.replaceChildren(
-    h(
-      "section",
-      { class: "card secret", "aria-labelledby": "webhook-secret-title" },
-      h("h3", { id: "webhook-secret-title" }, "The endpoint's signing secret"),
-      h(
-        "p",
-        {},
-        "Copy the secret now: it is shown this once and cannot be shown again. Setting the endpoint again makes a new one.",
-      ),
-      field("Signing secret", secret),
-      h("p", { class: "actions" }, copy, done, copied),
-    ),
-  );
-  secret.focus();
-  secret.select();
 }
 
 /** Settings → Webhooks: the endpoint batch events are sent to, its secret shown once, and removing it. */
