@@ -1,8 +1,7 @@
 import { UsageReport, UsageReportQuery } from "../../../schema/usage";
-import { ApiError } from "../../errors";
-import { logEvent } from "../../observability/log";
 import { loadUsageReport } from "../../reports/load";
 import { parseUsageReportParams } from "../../reports/params";
+import { reportsUnavailable } from "../../reports/unavailable";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 
@@ -27,11 +26,9 @@ export const getUsage = endpoint(
   },
   async function getUsageHandler(c) {
     const params = parseUsageReportParams(new URL(c.req.url).searchParams);
-    const report = await loadUsageReport(c.env, c.var.apiKey.accountId, params).catch((err: unknown) => {
-      if (err instanceof ApiError) throw err;
-      logEvent("error", "usage_report_failed", { error: err instanceof Error ? err.name : "error" });
-      throw new ApiError("maintenance", { message: "Usage reports are temporarily unavailable." });
-    });
+    const report = await loadUsageReport(c.env, c.var.apiKey.accountId, params).catch(
+      reportsUnavailable("usage_report_failed"),
+    );
     return c.json(report, 200);
   },
 );

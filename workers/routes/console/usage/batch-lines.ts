@@ -1,7 +1,7 @@
 import { UsageBatchLines, UsageBatchLinesQuery } from "../../../../schema/usage";
-import { ApiError } from "../../../errors";
 import { loadBatchLines } from "../../../reports/load";
 import { parseUsageRangeParams } from "../../../reports/params";
+import { reportsUnavailable } from "../../../reports/unavailable";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
 
@@ -25,11 +25,9 @@ export const getUsageBatchLines = endpoint(
   },
   async function getUsageBatchLinesHandler(c) {
     const range = parseUsageRangeParams(new URL(c.req.url).searchParams);
-    const body = await loadBatchLines(c.env, c.var.session.accountId, range).catch((err: unknown) => {
-      if (err instanceof ApiError) throw err;
-      console.error(`usage batch lines failed: ${err instanceof Error ? err.name : "error"}`);
-      throw new ApiError("maintenance", { message: "Usage reports are temporarily unavailable." });
-    });
+    const body = await loadBatchLines(c.env, c.var.session.accountId, range).catch(
+      reportsUnavailable("usage_batch_lines_failed"),
+    );
     return c.json(body, 200);
   },
 );

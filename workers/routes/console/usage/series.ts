@@ -1,8 +1,7 @@
 import { UsageSeries, UsageSeriesQuery } from "../../../../schema/usage";
-import { ApiError } from "../../../errors";
-import { logEvent } from "../../../observability/log";
 import { loadUsageSeries } from "../../../reports/load";
 import { parseUsageSeriesParams } from "../../../reports/params";
+import { reportsUnavailable } from "../../../reports/unavailable";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
 
@@ -26,11 +25,9 @@ export const getUsageSeries = endpoint(
   },
   async function getUsageSeriesHandler(c) {
     const params = parseUsageSeriesParams(new URL(c.req.url).searchParams);
-    const series = await loadUsageSeries(c.env, c.var.session.accountId, params).catch((err: unknown) => {
-      if (err instanceof ApiError) throw err;
-      logEvent("error", "usage_series_failed", { error: err instanceof Error ? err.name : "error" });
-      throw new ApiError("maintenance", { message: "Usage reports are temporarily unavailable." });
-    });
+    const series = await loadUsageSeries(c.env, c.var.session.accountId, params).catch(
+      reportsUnavailable("usage_series_failed"),
+    );
     return c.json(series, 200);
   },
 );
