@@ -83,7 +83,12 @@ export async function startSoakStack(
     const adminToken = randomBytes(24).toString("hex");
     const gpuSecret = randomBytes(24).toString("hex");
     const dataDir = mkdtempSync(join(tmpdir(), "svc-soak-"));
-    stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    // SOAK_KEEP_DATA=1 keeps it (its logs/edge.jsonl and logs/gpu.jsonl) for a look after the run.
+    stops.push(async () =>
+      process.env.SOAK_KEEP_DATA
+        ? log(`soak: data and logs kept in ${dataDir}`)
+        : rmSync(dataDir, { recursive: true, force: true }),
+    );
 
     Object.assign(process.env, {
       DATABASE_URL: proxied(pg.url, proxy.port),

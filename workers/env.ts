@@ -59,6 +59,8 @@ export interface Env {
   ALERT_REFUND_INTENT_MINUTES?: string;
   /** Seconds the GPU pool must be empty or all 503 before it alerts (default 60). */
   ALERT_POOL_DOWN_SECONDS?: string;
+  /** Seconds of decides over which the 5xx share is taken (default 300). */
+  ALERT_5XX_WINDOW_SECONDS?: string;
   /** The canary's API key (an operator account's test key); unset, no canary runs. */
   CANARY_API_KEY?: string;
   /** Bound on one canary decide in ms (default 20000); slower alerts. */

@@ -14,6 +14,11 @@ export function withCancellation<T>(signal: AbortSignal, fn: () => Promise<T>): 
   return current.run(signal, fn);
 }
 
+/** The current request's cancellation (undefined outside `withCancellation`). */
+export function cancelSignal(): AbortSignal | undefined {
+  return current.getStore();
+}
+
 /** Throws CancelledError when the current request's caller has gone away; called before each decode. */
 export function checkCancelled(): void {
   if (current.getStore()?.aborted) throw new CancelledError();

@@ -31,6 +31,8 @@ export function configFromEnv(env = process.env) {
     reusePrefixes: int("SVC_REUSE_PREFIXES", 1) !== 0,
     /** A live request's questions may be spread over a wholly idle lane (helper-share.ts); 0 keeps each request on one lane. */
     spreadQuestions: int("SVC_SPREAD_QUESTIONS", 1) !== 0,
+    /** One weights file's batch decodes wait for another file's live work (lanes.ts LiveBoard); 0 lets each file alone (the benchmarks' baseline). */
+    sharedPriority: int("SVC_SHARED_PRIORITY", 1) !== 0,
     queueMax: int("SVC_QUEUE_MAX", 16),
     /** Default: what the catalogue's largest request needs (`contextSizeFor`). */
     contextSize: int("SVC_CONTEXT_SIZE", contextSizeFor(V1_LIMITS)),

@@ -22,8 +22,39 @@ export interface Admission<S> {
   lane: Lane<S>;
   priority: Priority;
   evaluated(tokens: number): void;
-  /** Resolves when this request may decode: a live one at once, a batch one once no live one is active in its lane. */
-  turn(): Promise<void>;
+  /**
+   * Resolves when this request may decode: a live one at once, a batch one once no live one is active in its lane
+   * or another scheduler of its board. Also resolves once `signal` aborts (the caller went away), so a cancelled
+   * batch request frees its sequence at once instead of waiting out the live work.
+   */
+  turn(signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * Live requests active in each scheduler of one process. Two weights files' schedulers share the cores (or the
+ * GPU), so a batch decode of one waits while another has live work, as it waits for the live work of its own lane.
+ */
+export class LiveBoard {
+  private readonly active = new Map<object, number>();
+  private waiters: (() => void)[] = [];
+
+  change(owner: object, by: number): void {
+    const n = (this.active.get(owner) ?? 0) + by;
+    if (n > 0) this.active.set(owner, n);
+    else this.active.delete(owner);
+    if (n === 0) for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** True when no scheduler other than `owner` has a live request active. */
+  quietBesides(owner: object): boolean {
+    for (const o of this.active.keys()) if (o !== owner) return false;
+    return true;
+  }
+
+  /** Resolves at the next moment some scheduler's live work ends (the caller checks again). */
+  nextQuiet(): Promise<void> {
+    return new Promise((r) => this.waiters.push(r));
+  }
 }
 
 /**
@@ -35,12 +66,16 @@ export interface Admission<S> {
  * request never waits behind more than the one batch chunk running when it came. Starvation bound for a live
  * request: it waits at most (its lane's pending live tokens when admitted) ÷ (the lane's speed) plus one chunk.
  * Batch requests wait for the live work, so under unbroken live load they wait as long as it lasts (evaluations
- * are background work).
+ * are background work). With a shared `board`, a batch decode also waits while another scheduler of the process
+ * (another weights file) has live work.
  */
 export class LaneScheduler<S> {
   readonly lanes: Lane<S>[];
 
-  constructor(sequencesPerLane: S[][]) {
+  constructor(
+    sequencesPerLane: S[][],
+    private readonly board: LiveBoard = new LiveBoard(),
+  ) {
     this.lanes = sequencesPerLane.map((seqs, index) => ({
       index,
       mutex: new Mutex(),
@@ -98,7 +133,10 @@ export class LaneScheduler<S> {
       if (live) lane.pendingLive -= n;
     };
     take(-cost);
-    if (live) lane.liveActive++;
+    if (live) {
+      lane.liveActive++;
+      this.board.change(this, 1);
+    }
     const admission: Admission<S> = {
       lane,
       priority,
@@ -107,17 +145,29 @@ export class LaneScheduler<S> {
         left -= n;
         take(n);
       },
-      // (In a lane of one sequence the live request may be waiting for this very sequence: no yielding there.)
-      turn: () =>
-        live || lane.liveActive === 0 || lane.sequences === 1
-          ? Promise.resolve()
-          : new Promise((r) => lane.liveDone.push(r)),
+      turn: (signal) => (live ? Promise.resolve() : this.batchTurn(lane, signal)),
     };
     try {
       return await lane.pool.use((seq) => fn(seq, admission), priority);
     } finally {
       take(left);
-      if (live && --lane.liveActive === 0) for (const wake of lane.liveDone.splice(0)) wake();
+      if (live) {
+        if (--lane.liveActive === 0) for (const wake of lane.liveDone.splice(0)) wake();
+        this.board.change(this, -1);
+      }
+    }
+  }
+
+  /** A batch decode's wait: no live request active in its lane, nor in another scheduler of the process. */
+  private async batchTurn(lane: Lane<S>, signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      if (signal?.aborted) return;
+      let wait: Promise<void>;
+      // (In a lane of one sequence the live request may be waiting for this very sequence: no yielding there.)
+      if (lane.liveActive > 0 && lane.sequences > 1) wait = new Promise<void>((r) => lane.liveDone.push(r));
+      else if (!this.board.quietBesides(this)) wait = this.board.nextQuiet();
+      else return;
+      await untilAborted(wait, signal);
     }
   }
 
@@ -126,6 +176,19 @@ export class LaneScheduler<S> {
       priority === "live" ? liveAhead(a) - liveAhead(b) || a.pending - b.pending : a.pending - b.pending;
     return this.lanes.reduce((best, l) => (order(l, best) < 0 ? l : best));
   }
+}
+
+/** `wait`, or less: resolved too when `signal` aborts. */
+function untilAborted(wait: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return wait;
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    void wait.then(done);
+  });
 }
 
 /** What a live request in `lane` waits behind: its live work, or all when a batch item may hold its only sequence. */

@@ -4,6 +4,7 @@ import { loadCalibration } from "./calibration";
 import { catalogCalibrationPath } from "./calibration-pin";
 import { configFromEnv } from "./config";
 import { Engine } from "./engine";
+import { LiveBoard } from "./lanes";
 import { errorText, logEvent } from "./log";
 import { ModelFileError, verifyModelFile } from "./model-check";
 import { scorerGroups } from "./model-files";
@@ -54,8 +55,15 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   // One scorer per weights file; its versions share it (each with its own calibration and framing).
   const scorers = new Map<string, Scorer>();
+  const liveBoard = cfg.sharedPriority ? new LiveBoard() : undefined;
   for (const g of groups) {
-    const scorer = await openScorer({ ...cfg, modelPath: g.path, layout: g.gpu.layout, reads: g.gpu.reads });
+    const scorer = await openScorer({
+      ...cfg,
+      modelPath: g.path,
+      layout: g.gpu.layout,
+      reads: g.gpu.reads,
+      liveBoard,
+    });
     for (const v of g.versions) scorers.set(v, scorer);
   }
   const ready = new Map(calibrations.map(([v, cal]) => [v, new Engine(scorers.get(v) as Scorer, cal, v)]));

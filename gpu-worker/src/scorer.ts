@@ -11,11 +11,11 @@ import {
 } from "node-llama-cpp";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
 import { type EvaluationLayout, SVC1_LAYOUT } from "../../schema/models";
-import { checkCancelled } from "./cancel";
+import { cancelSignal, checkCancelled } from "./cancel";
 import type { Framing, Piece } from "./framings";
 import { helperShare } from "./helper-share";
 import { logProbs, nextItem, scoreOutcomes, type WalkSequence } from "./label-walk";
-import { type Admission, LaneScheduler, SpeedMeter } from "./lanes";
+import { type Admission, LaneScheduler, type LiveBoard, SpeedMeter } from "./lanes";
 import type { Priority } from "./lock";
 import { Histogram, type SchedulerStats } from "./metrics";
 import { type NumericsClass, numericsClassOf } from "./numerics";
@@ -58,6 +58,8 @@ export interface ScorerOptions {
    * every prefix from position 0.
    */
   reusePrefixes?: boolean;
+  /** Shared by every scorer of the process, so one file's batch decodes wait for another file's live work. */
+  liveBoard?: LiveBoard;
   /**
    * Default true, with two or more lanes: a live request whose questions can be split hands about half of them
    * to a wholly idle lane, which evaluates the (short) state prefix and the questions' shared heads too (see
@@ -254,7 +256,7 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
   }
   const numerics = await numericsClassOf(llama, opts.threads);
   const read = opts.reads === "svc1-tokenizable" ? svc1Readable : undefined;
-  const scheduler = new LaneScheduler(laneSeqs);
+  const scheduler = new LaneScheduler(laneSeqs, opts.liveBoard);
   // The rules were measured on the pinned CPU variant (prefix-reuse); other kernels evaluate every prefix whole.
   const reuse = prefixReuseMeasuredOn(numerics) && opts.reusePrefixes !== false;
   const spread = opts.spreadQuestions !== false && lanes > 1;
@@ -325,7 +327,8 @@ export async function openScorer(opts: ScorerOptions): Promise<Scorer> {
           return out;
         };
         if (opts.isolateRequests === false) return timed();
-        await admission.turn();
+        await admission.turn(cancelSignal());
+        checkCancelled();
         return mutex.run(timed, admission.priority);
       },
     };

@@ -59,7 +59,7 @@ export function canaryCheck(checks: readonly CanaryCheck[] | null): CheckResult 
 export async function postgresChecks(db: Database, t: Thresholds): Promise<CheckResult[]> {
   const [stale, statuses, counts] = await Promise.all([
     staleRefundIntents(db, t.refundIntentMinutes),
-    recentDecideStatuses(db, t.windowMinutes),
+    recentDecideStatuses(db, t.serverErrorWindowSeconds),
     signalCounts(db, t.windowMinutes),
   ]);
   const stripe = counts.stripe_signature_failure ?? 0;
@@ -112,7 +112,7 @@ export function serverErrorsCheck(
     firing: fires
       ? one(
           "server_errors",
-          `${(share * 100).toFixed(1)} % of decides answered 5xx over ${t.windowMinutes} min`,
+          `${(share * 100).toFixed(1)} % of decides answered 5xx over ${windowText(t.serverErrorWindowSeconds)}`,
           `${statuses.serverErrors} of ${statuses.total}; 503 no_capacity: ${statuses.noCapacity}`,
         )
       : [],
@@ -125,3 +125,5 @@ export function postgresUnknown(): CheckResult[] {
     ["refund_intents_unsettled", "server_errors", "stripe_signature_failures", "ledger_errors"] as const
   ).map((alert) => ({ alert, forMs: 0, firing: null }));
 }
+
+const windowText = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);

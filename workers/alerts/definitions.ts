@@ -39,6 +39,8 @@ export interface Thresholds {
   serverErrorShare: number;
   /** At least this many 5xx too, so one failed call on a quiet minute does not page. */
   serverErrorMin: number;
+  /** The decides over which the 5xx share is taken. */
+  serverErrorWindowSeconds: number;
   windowMinutes: number;
   stripeSignatureFailures: number;
   ledgerErrors: number;
@@ -55,6 +57,7 @@ export function thresholds(env: Env): Thresholds {
     poolDownMs: positive(env.ALERT_POOL_DOWN_SECONDS, 60) * 1000,
     serverErrorShare: 0.01,
     serverErrorMin: 3,
+    serverErrorWindowSeconds: positive(env.ALERT_5XX_WINDOW_SECONDS, 300),
     windowMinutes: 5,
     stripeSignatureFailures: 3,
     ledgerErrors: 1,

@@ -371,9 +371,11 @@ export class GpuPool {
         if (err instanceof GpuPoolError) throw err;
         // Aborting the fetch closes the worker's connection: it stops at its next decode and frees the sequence.
         if (budget.signal?.aborted) throw cancelled();
-        // Network failure, reset mid-request or timeout: the worker is suspect; try the next one.
+        // Network failure, reset mid-request or timeout: the worker is suspect; try the next one. Not for a batch
+        // call's timeout: batch work waits behind every live request by design (gpu-worker/src/lanes.ts).
         lastReason = err instanceof Error ? err.name : "network";
-        w.downUntil = Date.now() + this.backoffMs;
+        if (!(req.priority === "batch" && lastReason === "TimeoutError"))
+          w.downUntil = Date.now() + this.backoffMs;
       } finally {
         w.inflight--;
         if (budget.trace) budget.trace.ms += Date.now() - sentAt;

@@ -52,6 +52,7 @@ export const EnvVars = z.object({
   ALERT_WEBHOOK_URL: optional(httpUrl),
   ALERT_REFUND_INTENT_MINUTES: optional(z.string().regex(/^\d{1,5}$/, "whole minutes")),
   ALERT_POOL_DOWN_SECONDS: optional(z.string().regex(/^\d{1,5}$/, "whole seconds")),
+  ALERT_5XX_WINDOW_SECONDS: optional(z.string().regex(/^[1-9]\d{0,4}$/, "whole seconds, at least 1")),
   CANARY_API_KEY: optional(z.string()),
   CANARY_LATENCY_MS: optional(z.string().regex(/^[1-9]\d{0,6}$/, "milliseconds")),
 });

@@ -46,16 +46,16 @@ export async function staleRefundIntents(
   };
 }
 
-/** Decide calls of the last `minutes` minutes (usage events): all, 5xx, and 503 `no_capacity`. */
+/** Decide calls of the last `seconds` seconds (usage events): all, 5xx, and 503 `no_capacity`. */
 export async function recentDecideStatuses(
   db: Database,
-  minutes: number,
+  seconds: number,
 ): Promise<{ total: number; serverErrors: number; noCapacity: number }> {
   const rows = (await db.sql().query(
     `SELECT count(*)::int AS total, (count(*) FILTER (WHERE status >= 500))::int AS errors,
        (count(*) FILTER (WHERE status = 503 AND error_code = 'no_capacity'))::int AS no_capacity
-     FROM usage_events WHERE created_at > now() - make_interval(mins => $1)`,
-    [minutes],
+     FROM usage_events WHERE created_at > now() - make_interval(secs => $1)`,
+    [seconds],
   )) as { total: number; errors: number; no_capacity: number }[];
   const r = rows[0];
   return {

@@ -10,10 +10,20 @@ import { type FakeAlerts, startFakeAlerts } from "../../../scripts/stack/fake-al
 import { type RedisHandle, startRedis } from "../../../scripts/stack/redis";
 import { startUpstashBridge, type UpstashBridge } from "../../../scripts/stack/upstash-bridge";
 import { type PausableProxy, startPausableProxy } from "../../../soak/pausable-proxy";
-import { ADMIN_TOKEN, GPU_SECRET, startEdge } from "../../support/money-harness";
+import {
+  ADMIN_TOKEN,
+  credit,
+  DECIDE_BODY,
+  decide,
+  GPU_SECRET,
+  seed,
+  startEdge,
+} from "../../support/money-harness";
 import { stack } from "../../support/stack-db";
 
 const GPU_ENV = { GPU_SIGNING_SECRET: GPU_SECRET, SVC_MODEL_VERSION: "svc-1.4.0", SVC_LANES: "1" };
+/** The 5xx share's window here (300 s in production), so the test sees it clear. */
+const ERROR_WINDOW_S = 6;
 
 let hook: FakeAlerts;
 let proxy: PausableProxy;
@@ -39,6 +49,7 @@ beforeAll(async () => {
       UPSTASH_REDIS_REST_TOKEN: bridge.token,
       ALERT_WEBHOOK_URL: hook.hookUrl,
       ALERT_POOL_DOWN_SECONDS: "1",
+      ALERT_5XX_WINDOW_SECONDS: String(ERROR_WINDOW_S),
     },
   });
   await evaluate(); // whatever other files left in the shared database settles first
@@ -91,15 +102,32 @@ describe("alerts raised by real faults, resolved after", () => {
     ]);
   });
 
-  it("'the pool empty or every worker 503 for 1 minute' (ALERT_POOL_DOWN_SECONDS=1 here): the GPU worker killed → FIRING once it held; a new worker on its port → RESOLVED", async () => {
+  it("'the pool empty or every worker 503 for 1 minute' (ALERT_POOL_DOWN_SECONDS=1 here) and '5xx above 1 % over 5 minutes' (a 6 s window here): the GPU worker killed → decides answer 503 → both FIRING; a new worker on its port and a clean window → both RESOLVED", async () => {
+    const account = await seed();
+    await credit(edge.url, account.accountId, 10_000_000);
+    const secret = account.keys[0]!.secret;
+    const body = { ...DECIDE_BODY, model: "svc-1.4.0" };
+    expect((await decide(edge.url, secret, body)).status).toBe(200);
+
     const port = new URL(gpu.url).port;
     gpu.child.kill("SIGKILL");
     await evaluate(); // pending: not yet held for its duration
     expect(messages("gpu_pool_unavailable")).toEqual([]);
+    for (let i = 0; i < 3; i++) {
+      const refused = await decide(edge.url, secret, body);
+      expect(refused.status, refused.text).toBe(503);
+    }
     await new Promise((r) => setTimeout(r, 1_100));
-    await evaluate();
+    // The decides' usage events are written after their answers: the share is seen once they are in.
+    for (let i = 0; i < 20 && messages("server_errors").length === 0; i++) {
+      await evaluate();
+      if (messages("server_errors").length === 0) await new Promise((r) => setTimeout(r, 250));
+    }
     expect(messages("gpu_pool_unavailable")).toEqual([
       expect.stringMatching(/^\[FIRING\] gpu_pool_unavailable/),
+    ]);
+    expect(messages("server_errors")).toEqual([
+      expect.stringMatching(/^\[FIRING\] server_errors .*% of decides answered 5xx over 6 s/),
     ]);
 
     await gpu.stop();
@@ -108,6 +136,13 @@ describe("alerts raised by real faults, resolved after", () => {
     expect(messages("gpu_pool_unavailable")).toEqual([
       expect.stringMatching(/^\[FIRING\] gpu_pool_unavailable/),
       expect.stringMatching(/^\[RESOLVED\] gpu_pool_unavailable/),
+    ]);
+    expect((await decide(edge.url, secret, body)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, ERROR_WINDOW_S * 1_000));
+    await evaluate();
+    expect(messages("server_errors")).toEqual([
+      expect.stringMatching(/^\[FIRING\] server_errors/),
+      expect.stringMatching(/^\[RESOLVED\] server_errors/),
     ]);
   });
 

@@ -72,3 +72,28 @@ describe("'an engine \"too many tokens\" never surfaces as 500'", () => {
     expect((err as GpuPoolError).reason).toBe("no_capacity");
   });
 });
+
+describe("a batch call's timeout says nothing of the worker's health (batch work waits behind live work by design)", () => {
+  it("after a batch call timed out, the next call still goes to that worker; after a live call timed out, it does not", async () => {
+    let calls = 0;
+    const counting = createServer(() => {
+      calls++; // accepts, never answers
+    });
+    const countingUrl = await listen(counting);
+    try {
+      const pool = new GpuPool([countingUrl], "secret-secret-secret");
+      const call = (priority: "live" | "batch") =>
+        pool.score({ ...(req as object), priority } as never, { timeoutMs: 200 }).catch((e) => e);
+      expect(((await call("batch")) as GpuPoolError).reason).toBe("no_capacity");
+      expect(((await call("batch")) as GpuPoolError).reason).toBe("no_capacity");
+      expect(calls).toBe(2);
+      expect(((await call("live")) as GpuPoolError).reason).toBe("no_capacity");
+      expect(calls).toBe(3);
+      await call("live"); // the worker is backed off: not called
+      expect(calls).toBe(3);
+    } finally {
+      counting.closeAllConnections();
+      counting.close();
+    }
+  });
+});

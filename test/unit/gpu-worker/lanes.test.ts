@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LaneScheduler, SpeedMeter } from "../../../gpu-worker/src/lanes";
+import { LaneScheduler, LiveBoard, SpeedMeter } from "../../../gpu-worker/src/lanes";
 import { Mutex } from "../../../gpu-worker/src/lock";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -248,5 +248,116 @@ describe("LaneScheduler.helper: a live request borrows a wholly idle lane, never
     await one.run(50, async (_seq, adm) => {
       expect(one.helper(adm.lane, 10, async () => undefined)).toBeUndefined();
     });
+  });
+});
+
+describe("two weights files in one worker: a batch decode of one waits for the other's live work (issue 42)", () => {
+  it("its turn waits while another scheduler on the same board has a live request; schedulers on their own boards do not wait", async () => {
+    const board = new LiveBoard();
+    const small = new LaneScheduler([["a0", "a1"]], board);
+    const large = new LaneScheduler([["b0"]], board);
+    let liveEnd!: () => void;
+    const live = large.run(
+      10,
+      () =>
+        new Promise<void>((r) => {
+          liveEnd = r;
+        }),
+      "live",
+    );
+    const turned: string[] = [];
+    const batch = small.run(
+      100,
+      async (_seq, adm) => {
+        await adm.turn();
+        turned.push("batch");
+      },
+      "batch",
+    );
+    // A live request of the scheduler itself never waits for the board.
+    await small.run(10, async (_seq, adm) => {
+      await adm.turn();
+      turned.push("live");
+    });
+    await tick();
+    expect(turned).toEqual(["live"]);
+    liveEnd();
+    await Promise.all([live, batch]);
+    expect(turned).toEqual(["live", "batch"]);
+
+    // A batch request is never held by its own scheduler's live work on the board: in a lane of one sequence
+    // that live request waits for the batch one's sequence (no deadlock).
+    const alone = new LaneScheduler([["only"]], board);
+    let release!: () => void;
+    const first = alone.run(
+      10,
+      async (_seq, adm) => {
+        await adm.turn();
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        await adm.turn();
+      },
+      "batch",
+    );
+    await tick();
+    const waitingLive = alone.run(10, async () => "live", "live");
+    release();
+    expect(await waitingLive).toBe("live");
+    await first;
+
+    const apart = new LaneScheduler([["c0", "c1"]]);
+    let otherEnd!: () => void;
+    const otherLive = large.run(
+      10,
+      () =>
+        new Promise<void>((r) => {
+          otherEnd = r;
+        }),
+      "live",
+    );
+    const own = await apart.run(
+      10,
+      async (_seq, adm) => {
+        await adm.turn();
+        return "ran";
+      },
+      "batch",
+    );
+    expect(own).toBe("ran");
+    otherEnd();
+    await otherLive;
+  });
+
+  it("a cancelled batch request stops waiting at once (its caller went away), so it frees its sequence", async () => {
+    const board = new LiveBoard();
+    const small = new LaneScheduler([["a0", "a1"]], board);
+    const large = new LaneScheduler([["b0"]], board);
+    let liveEnd!: () => void;
+    const live = large.run(
+      10,
+      () =>
+        new Promise<void>((r) => {
+          liveEnd = r;
+        }),
+      "live",
+    );
+    const caller = new AbortController();
+    let turned = false;
+    const batch = small.run(
+      100,
+      async (_seq, adm) => {
+        await adm.turn(caller.signal);
+        turned = true;
+      },
+      "batch",
+    );
+    await tick();
+    expect(turned).toBe(false);
+    caller.abort();
+    await batch;
+    expect(turned).toBe(true);
+    liveEnd();
+    await live;
   });
 });
