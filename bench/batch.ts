@@ -13,8 +13,7 @@
 //   by exactly the results' charges (GET /v1/balance, and the ledger journal in Postgres).
 // BATCH_WRITE=0 prints the section without writing the doc. Exit code 1 when a crash-safety check fails.
 import { execSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { cpus } from "node:os";
 import { fetch } from "undici";
 import { DEMO_DECIDE } from "../scripts/stack/demo-decide";
 import {
@@ -30,6 +29,7 @@ import {
 } from "../soak/batch-scenario";
 import { send } from "../soak/client";
 import { BATCH_BENCH_MODEL, type BatchStack, startBatchStack } from "./support/batch-stack";
+import { loadAverage, prependToBenchmarks } from "./support/report";
 import { rssBytes, sampleRss, workerdPid } from "./support/rss-sampler";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -50,10 +50,7 @@ const say = (s: string) => {
 };
 const note = (s: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(0)} s] ${s}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const la = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(", ");
+const la = () => loadAverage(1);
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] ?? Number.NaN;
@@ -426,13 +423,7 @@ async function main(): Promise<void> {
     `${((Date.now() - t0) / 60_000).toFixed(0)} min)\n\n${sections.join("\n")}`;
   console.log(`\n${section}`);
   if (process.env.BATCH_WRITE !== "0") {
-    const doc = readFileSync("docs/benchmarks.md", "utf8");
-    writeFileSync(
-      "docs/benchmarks.md",
-      doc.includes(head)
-        ? doc.replace(head, `${head}\n\n${section}`)
-        : `${doc.trimEnd()}\n\n${head}\n\n${section}`,
-    );
+    prependToBenchmarks(head, section);
   }
   if (!ok) process.exitCode = 1;
 }

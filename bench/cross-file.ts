@@ -7,10 +7,10 @@
 // (the baseline: each file alone), in the same run. Env: CROSS_LIVE_N (default 12), CROSS_WRITE=0 to skip
 // writing the doc.
 import { execSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { cpus } from "node:os";
 import { startWorker } from "../gpu-worker/src/spawn-worker";
 import type { ScoreQuestion } from "../schema/engine-protocol";
+import { loadAverage, percentile, prependToBenchmarks } from "./support/report";
 
 const SECRET = "bench-cross-file-secret";
 const LIVE_MODEL = "svc-1.5.1";
@@ -22,14 +22,8 @@ const log = (s: string) => {
   console.log(s);
   lines.push(s);
 };
-const la = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(", ");
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p + 0.5))] as number;
-};
+const la = () => loadAverage();
+const pct = percentile;
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 
 const questions: ScoreQuestion[] = [
@@ -116,13 +110,8 @@ async function main() {
   await run(true);
   await run(false);
   if (process.env.CROSS_WRITE === "0") return;
-  const doc = readFileSync("docs/benchmarks.md", "utf8");
   const head = "## Live beside a batch on another weights file (`npm run bench:cross-file`, issue 42)";
-  const section = `${lines.join("\n")}\n`;
-  const out = doc.includes(head)
-    ? doc.replace(head, `${head}\n\n${section}`)
-    : `${doc.trimEnd()}\n\n${head}\n\n${section}`;
-  writeFileSync("docs/benchmarks.md", out);
+  prependToBenchmarks(head, `${lines.join("\n")}\n`);
 }
 
 main().catch((err) => {

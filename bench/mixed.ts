@@ -7,11 +7,11 @@
 // MIXED_CONFIGS (e.g. "1x2,2x2": lanes x sequences), MIXED_SHORT_EVERY_MS (default 1500; keep it above the
 // short request's idle time, or the shorts alone saturate the worker), MIXED_WRITE=0 to skip writing the doc.
 import { execSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { cpus } from "node:os";
 import { LOAD_HEADER } from "../gpu-worker/src/server";
 import { startWorker } from "../gpu-worker/src/spawn-worker";
 import type { ScoreQuestion } from "../schema/engine-protocol";
+import { loadAverage, percentile, prependToBenchmarks } from "./support/report";
 
 const SECRET = "bench-mixed-secret";
 const VERSIONS = (process.env.MIXED_VERSIONS ?? "svc-1.4.0").split(",");
@@ -24,14 +24,8 @@ const log = (s: string) => {
   console.log(s);
   lines.push(s);
 };
-const la = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(", ");
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p + 0.5))] as number;
-};
+const la = () => loadAverage();
+const pct = percentile;
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 
 const check = (id: string, instructions: string): ScoreQuestion => ({
@@ -136,13 +130,8 @@ async function main() {
   for (const v of VERSIONS)
     for (const [lanes, seqs] of CONFIGS) await run(lanes as number, seqs as number, v);
   if (process.env.MIXED_WRITE === "0") return;
-  const doc = readFileSync("docs/benchmarks.md", "utf8");
   const head = "## Mixed load: one long request and short ones (`npm run bench:mixed`, issue 30)";
-  const section = `${lines.join("\n")}\n`;
-  const out = doc.includes(head)
-    ? doc.replace(head, `${head}\n\n${section}`)
-    : `${doc.trimEnd()}\n\n${head}\n\n${section}`;
-  writeFileSync("docs/benchmarks.md", out);
+  prependToBenchmarks(head, `${lines.join("\n")}\n`);
 }
 
 main().catch((err) => {

@@ -251,20 +251,21 @@ describe("LaneScheduler.helper: a live request borrows a wholly idle lane, never
   });
 });
 
+/** A live request held in `scheduler` until `end()`; `done` settles once it has finished. */
+function holdLive(scheduler: LaneScheduler<string>): { done: Promise<void>; end: () => void } {
+  let end!: () => void;
+  const held = new Promise<void>((r) => {
+    end = r;
+  });
+  return { done: scheduler.run(10, () => held, "live"), end };
+}
+
 describe("two weights files in one worker: a batch decode of one waits for the other's live work (issue 42)", () => {
   it("its turn waits while another scheduler on the same board has a live request; schedulers on their own boards do not wait", async () => {
     const board = new LiveBoard();
     const small = new LaneScheduler([["a0", "a1"]], board);
     const large = new LaneScheduler([["b0"]], board);
-    let liveEnd!: () => void;
-    const live = large.run(
-      10,
-      () =>
-        new Promise<void>((r) => {
-          liveEnd = r;
-        }),
-      "live",
-    );
+    const live = holdLive(large);
     const turned: string[] = [];
     const batch = small.run(
       100,
@@ -281,8 +282,8 @@ describe("two weights files in one worker: a batch decode of one waits for the o
     });
     await tick();
     expect(turned).toEqual(["live"]);
-    liveEnd();
-    await Promise.all([live, batch]);
+    live.end();
+    await Promise.all([live.done, batch]);
     expect(turned).toEqual(["live", "batch"]);
 
     // A batch request is never held by its own scheduler's live work on the board: in a lane of one sequence
@@ -307,15 +308,7 @@ describe("two weights files in one worker: a batch decode of one waits for the o
     await first;
 
     const apart = new LaneScheduler([["c0", "c1"]]);
-    let otherEnd!: () => void;
-    const otherLive = large.run(
-      10,
-      () =>
-        new Promise<void>((r) => {
-          otherEnd = r;
-        }),
-      "live",
-    );
+    const otherLive = holdLive(large);
     const own = await apart.run(
       10,
       async (_seq, adm) => {
@@ -325,23 +318,15 @@ describe("two weights files in one worker: a batch decode of one waits for the o
       "batch",
     );
     expect(own).toBe("ran");
-    otherEnd();
-    await otherLive;
+    otherLive.end();
+    await otherLive.done;
   });
 
   it("a cancelled batch request stops waiting at once (its caller went away), so it frees its sequence", async () => {
     const board = new LiveBoard();
     const small = new LaneScheduler([["a0", "a1"]], board);
     const large = new LaneScheduler([["b0"]], board);
-    let liveEnd!: () => void;
-    const live = large.run(
-      10,
-      () =>
-        new Promise<void>((r) => {
-          liveEnd = r;
-        }),
-      "live",
-    );
+    const live = holdLive(large);
     const caller = new AbortController();
     let turned = false;
     const batch = small.run(
@@ -357,7 +342,7 @@ describe("two weights files in one worker: a batch decode of one waits for the o
     caller.abort();
     await batch;
     expect(turned).toBe(true);
-    liveEnd();
-    await live;
+    live.end();
+    await live.done;
   });
 });
