@@ -1,25 +1,32 @@
 import type { KeyUsage, UsageBatchLines, UsagePoint, UsageReport, UsageSeries } from "../../schema/usage";
-import { type UsageBucketRow, ZERO_COUNTS } from "../stores/usage-reports";
+import { type UsageBucketRow, type UsageCounts, ZERO_COUNTS } from "../stores/usage-reports";
 import { bucketStarts, bucketWidthMs, formatUtcDateTime } from "./buckets";
 import type { UsageRange, UsageReportParams, UsageSeriesParams } from "./params";
 
-/** Every bucket of the range for one group, zeros where no row exists. */
-export function fillPoints(range: UsageRange, rows: readonly UsageBucketRow[]): UsagePoint[] {
+/** Every bucket of the range, as `point` makes it from the bucket's row (zeros where none exists). */
+function eachBucket<P>(
+  range: UsageRange,
+  rows: readonly UsageBucketRow[],
+  point: (r: UsageCounts, bounds: { start: string; end: string }) => P,
+): P[] {
   const byBucket = new Map(rows.map((r) => [r.bucketMs, r]));
   const width = bucketWidthMs(range.granularity);
-  return bucketStarts(range.startMs, range.endMs, range.granularity).map((t) => {
-    const r = byBucket.get(t) ?? ZERO_COUNTS;
-    return {
-      start: formatUtcDateTime(t),
-      end: formatUtcDateTime(t + width),
-      requests: r.requests,
-      input_tokens: r.input_tokens,
-      charge_micro_cents: r.charge_micro_cents,
-      gpu_requests: r.gpu_requests,
-      fallback_requests: r.fallback_requests,
-      error_requests: r.error_requests,
-    };
-  });
+  return bucketStarts(range.startMs, range.endMs, range.granularity).map((t) =>
+    point(byBucket.get(t) ?? ZERO_COUNTS, { start: formatUtcDateTime(t), end: formatUtcDateTime(t + width) }),
+  );
+}
+
+/** Every bucket of the range for one group, zeros where no row exists. */
+export function fillPoints(range: UsageRange, rows: readonly UsageBucketRow[]): UsagePoint[] {
+  return eachBucket(range, rows, (r, bounds) => ({
+    ...bounds,
+    requests: r.requests,
+    input_tokens: r.input_tokens,
+    charge_micro_cents: r.charge_micro_cents,
+    gpu_requests: r.gpu_requests,
+    fallback_requests: r.fallback_requests,
+    error_requests: r.error_requests,
+  }));
 }
 
 /** Rows split by group, groups in code-point order (null first); `always` groups appear even without rows. */
@@ -80,19 +87,13 @@ export function shapeUsageReport(params: UsageReportParams, rows: readonly Usage
 
 /** The batch-lines body: every bucket of the range, from the roll-ups' batch columns (rows grouped by `none`). */
 export function shapeBatchLines(range: UsageRange, rows: readonly UsageBucketRow[]): UsageBatchLines {
-  const byBucket = new Map(rows.map((r) => [r.bucketMs, r]));
-  const width = bucketWidthMs(range.granularity);
-  const points = bucketStarts(range.startMs, range.endMs, range.granularity).map((t) => {
-    const r = byBucket.get(t) ?? ZERO_COUNTS;
-    return {
-      start: formatUtcDateTime(t),
-      end: formatUtcDateTime(t + width),
-      requests: r.batch_requests,
-      input_tokens: r.batch_input_tokens,
-      charge_micro_cents: r.batch_charge_micro_cents,
-      error_requests: r.batch_error_requests,
-    };
-  });
+  const points = eachBucket(range, rows, (r, bounds) => ({
+    ...bounds,
+    requests: r.batch_requests,
+    input_tokens: r.batch_input_tokens,
+    charge_micro_cents: r.batch_charge_micro_cents,
+    error_requests: r.batch_error_requests,
+  }));
   return {
     object: "usage_batch_lines",
     start: range.start,
