@@ -89,32 +89,49 @@ def _line(line: Union[BatchLine, bytes]) -> bytes:
     return bytes(line) if isinstance(line, (bytes, bytearray)) else encode_body(line) + b"\n"
 
 
-def _chunks(lines: Iterable[Union[BatchLine, bytes]]) -> Iterator[bytes]:
-    chunk: List[bytes] = []
-    size = 0
-    for line in lines:
+class _Chunker:
+    """Encoded lines gathered into chunks of at least ``CHUNK_BYTES`` (the last one smaller)."""
+
+    def __init__(self) -> None:
+        self._lines: List[bytes] = []
+        self._size = 0
+
+    def add(self, line: Union[BatchLine, bytes]) -> Optional[bytes]:
+        """Takes a line; returns a chunk once enough has gathered."""
         encoded = _line(line)
-        chunk.append(encoded)
-        size += len(encoded)
-        if size >= CHUNK_BYTES:
-            yield b"".join(chunk)
-            chunk, size = [], 0
-    if chunk:
-        yield b"".join(chunk)
+        self._lines.append(encoded)
+        self._size += len(encoded)
+        return self.rest() if self._size >= CHUNK_BYTES else None
+
+    def rest(self) -> Optional[bytes]:
+        """What has gathered, as one chunk (None when nothing has)."""
+        if not self._lines:
+            return None
+        chunk = b"".join(self._lines)
+        self._lines, self._size = [], 0
+        return chunk
+
+
+def _chunks(lines: Iterable[Union[BatchLine, bytes]]) -> Iterator[bytes]:
+    chunker = _Chunker()
+    for line in lines:
+        chunk = chunker.add(line)
+        if chunk is not None:
+            yield chunk
+    rest = chunker.rest()
+    if rest is not None:
+        yield rest
 
 
 async def _async_chunks(lines: AsyncIterable[Union[BatchLine, bytes]]) -> AsyncIterator[bytes]:
-    chunk: List[bytes] = []
-    size = 0
+    chunker = _Chunker()
     async for line in lines:
-        encoded = _line(line)
-        chunk.append(encoded)
-        size += len(encoded)
-        if size >= CHUNK_BYTES:
-            yield b"".join(chunk)
-            chunk, size = [], 0
-    if chunk:
-        yield b"".join(chunk)
+        chunk = chunker.add(line)
+        if chunk is not None:
+            yield chunk
+    rest = chunker.rest()
+    if rest is not None:
+        yield rest
 
 
 async def _async_of(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
