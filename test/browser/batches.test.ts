@@ -11,7 +11,7 @@ import { configureNeonForNode } from "../../scripts/stack/neon-node";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
 import { BATCH_CLIENT_NAME } from "../../workers/batches/runner";
 import { recordUsageEvents } from "../../workers/stores/usage";
-import { chromiumPath, launchChromium, signInCodeFromInbox } from "../support/browser";
+import { chromiumPath, launchChromium, signInByEmailCode } from "../support/browser";
 import { usageEvent } from "../support/usage-event";
 
 const CHROMIUM = chromiumPath();
@@ -96,12 +96,7 @@ describe.skipIf(!CHROMIUM)(
     it("set a webhook endpoint (secret shown once) → upload by the file picker (line error in words) and by the drop zone → listed with progress → cancel (signed batch.cancelled event) → delete", async () => {
       await page.goto(url("/console/sign-in"));
       const email = `batches-${Date.now()}@example.com`;
-      await page.getByLabel("E-mail address").fill(email);
-      await page.keyboard.press("Enter");
-      await page.getByLabel("Sign-in code").waitFor();
-      await page.getByLabel("Sign-in code").fill(await signInCodeFromInbox(stack.console!.emailUrl!, email));
-      await page.keyboard.press("Enter");
-      await page.waitForURL(url("/console/"));
+      await signInByEmailCode(page, stack.baseUrl, stack.console!.emailUrl!, email);
 
       // Settings → Webhooks: the events it sends, then the secret shown once with a copy button.
       await page.getByRole("link", { name: "Settings" }).click();

@@ -6,7 +6,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withNodeClient } from "../../scripts/stack/neon-node";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
-import { chromiumPath, launchChromium, signInCodeFromInbox } from "../support/browser";
+import { chromiumPath, launchChromium, signInByEmailCode } from "../support/browser";
 import {
   insertDoneEvaluation,
   REFUND_CHECK,
@@ -72,12 +72,7 @@ describe.skipIf(!CHROMIUM)(
     it("Evaluate → Calibrate → before / after, thresholds and a decide to paste → Apply → the list → svc-1 moved on: re-run → Remove", async () => {
       await page.goto(url("/console/sign-in"));
       const email = `calibrate-${Date.now()}@example.com`;
-      await page.getByLabel("E-mail address").fill(email);
-      await page.keyboard.press("Enter");
-      await page.getByLabel("Sign-in code").waitFor();
-      await page.getByLabel("Sign-in code").fill(await signInCodeFromInbox(stack.console!.emailUrl!, email));
-      await page.keyboard.press("Enter");
-      await page.waitForURL(url("/console/"));
+      await signInByEmailCode(page, stack.baseUrl, stack.console!.emailUrl!, email);
       const [, session] = await consoleFetch<{ account_id: string }>("GET", "/v1/console/session");
 
       // Done runs of labelled checks whose answers kept their distributions, as the runner leaves them.

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
-import { chromiumPath, launchChromium, signInCodeFromInbox } from "../support/browser";
+import { chromiumPath, launchChromium, signInByEmailCode } from "../support/browser";
 
 const CHROMIUM = chromiumPath();
 
@@ -82,12 +82,7 @@ describe.skipIf(!CHROMIUM)(
       await page.goto(stack.baseUrl);
       await page.waitForURL(url("/console/sign-in"));
       const email = `evaluate-${Date.now()}@example.com`;
-      await page.getByLabel("E-mail address").fill(email);
-      await page.keyboard.press("Enter");
-      await page.getByLabel("Sign-in code").waitFor();
-      await page.getByLabel("Sign-in code").fill(await signInCodeFromInbox(stack.console!.emailUrl!, email));
-      await page.keyboard.press("Enter");
-      await page.waitForURL(url("/console/"));
+      await signInByEmailCode(page, stack.baseUrl, stack.console!.emailUrl!, email);
 
       await page.getByRole("link", { name: "Evaluate" }).click();
       await page.waitForURL(url("/console/evaluate"));

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium binary (not the /usr/bin/chromium shell wrapper); SVC_CHROMIUM overrides. */
 export const DEFAULT_CHROMIUM = "/usr/lib/chromium/chromium";
@@ -26,4 +26,22 @@ export async function signInCodeFromInbox(emailUrl: string, to: string): Promise
     if (Date.now() > deadline) throw new Error(`no sign-in code for ${to} in the local inbox`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/**
+ * Signs `email` in on the console's sign-in page, which `page` must show: the address, then the code from the
+ * local inbox at `emailUrl`; resolves once the console's home is open.
+ */
+export async function signInByEmailCode(
+  page: Page,
+  baseUrl: string,
+  emailUrl: string,
+  email: string,
+): Promise<void> {
+  await page.getByLabel("E-mail address").fill(email);
+  await page.keyboard.press("Enter");
+  await page.getByLabel("Sign-in code").waitFor();
+  await page.getByLabel("Sign-in code").fill(await signInCodeFromInbox(emailUrl, email));
+  await page.keyboard.press("Enter");
+  await page.waitForURL(`${baseUrl}/console/`);
 }
