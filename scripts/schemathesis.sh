@@ -26,6 +26,8 @@ PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/svc-schemathesis.XXXXXX")
 mkdir -p "$OUT"
 if [ -z "${SCHEMATHESIS_GPU:-}" ]; then export SVC_NO_GPU=1; fi
+# The JSONL serializer for the batch upload (scripts/fuzz/schemathesis_hooks.py).
+export SCHEMATHESIS_HOOKS=scripts/fuzz/schemathesis_hooks.py
 # Its own process group, so that stopping it reaches every process npm start started.
 PORT=$PORT SVC_DATA_DIR=$DATA setsid node_modules/.bin/tsx scripts/start.ts >"$OUT/stack.log" 2>&1 &
 STACK=$!
