@@ -5,6 +5,7 @@ import { renderForEngine } from "../../schema/render";
 import { type Charge, takeCharge } from "../billing/charge";
 import { type CalibrationCaller, type CalibrationLookup, calibrateAnswers } from "../calibrations/lookup";
 import type { Dispatched, DispatchOptions } from "../clients/engine";
+import type { GpuTrace } from "../clients/gpu-pool";
 import { decisionJson } from "../decide/decision";
 import { validateDecideRequest } from "../decide/validate";
 import { ApiError, errorBody } from "../errors";
@@ -76,6 +77,7 @@ export async function runLine(
 ): Promise<LineOutcomeKind> {
   const started = Date.now();
   const attempt = `req_${nextUlid(deps.now?.() ?? started)}`;
+  const gpu: GpuTrace = { attempts: 0, ms: 0 };
   let owed: string[] | null;
   try {
     owed = await claimLine(deps.db, b.id, line, attempt);
@@ -112,7 +114,11 @@ export async function runLine(
     const request = validateDecideRequest(readJsonText(stored.body));
     const calibrations = await deps.calibrations.forRequest(caller, request, stored.model);
     const engine = renderLine(request, stored, attempt, calibrations.size > 0);
-    const out = await deps.engine.dispatch(engine, { fallback: null, tokens: stored.tokens.input_tokens });
+    const out = await deps.engine.dispatch(engine, {
+      fallback: null,
+      tokens: stored.tokens.input_tokens,
+      trace: gpu,
+    });
     const { answers } = calibrateAnswers(engine.questions, out, calibrations);
     const decision = decisionJson({
       id: attempt,
@@ -137,13 +143,13 @@ export async function runLine(
     await charge.refund();
     await giveBack();
     const fault = !(error instanceof ApiError) || error.status === 500;
-    if (fault) return lineFault(deps, b, line, attempt, stored, error, started);
+    if (fault) return lineFault(deps, b, line, attempt, stored, error, { started, gpu });
     return { kind: "retry", fault: false, error };
   }
   try {
     const counted = await commitLine(deps.db, b.id, line, attempt, { status: 200, result, ...outcome });
     if (counted) {
-      logLine(deps, b, attempt, { status: 200, ...outcome }, started);
+      logLine(deps, b, attempt, { status: 200, ...outcome }, { started, gpu });
       return { kind: "finished" };
     }
     await charge.refund();
@@ -163,7 +169,7 @@ async function lineFault(
   attempt: string,
   stored: StoredLine,
   error: unknown,
-  started: number,
+  timing: LineTiming,
 ): Promise<LineOutcomeKind> {
   try {
     const faults = await addLineFault(deps.db, b.id, line);
@@ -186,11 +192,17 @@ async function lineFault(
       unitPrice: 0,
       tier: b.mode === "test" ? "test" : null,
     };
-    if (await commitLine(deps.db, b.id, line, attempt, outcome)) logLine(deps, b, attempt, outcome, started);
+    if (await commitLine(deps.db, b.id, line, attempt, outcome)) logLine(deps, b, attempt, outcome, timing);
     return { kind: "finished" };
   } catch (e) {
     return { kind: "retry", fault: true, error: e };
   }
+}
+
+/** When a line's attempt started, and what its GPU calls took (the request line's `gpu_ms`, `gpu_attempts`). */
+interface LineTiming {
+  started: number;
+  gpu: GpuTrace;
 }
 
 /** The line's request line (issue 43), as a decide's, at batch priority. */
@@ -199,7 +211,7 @@ function logLine(
   b: BatchRow,
   attempt: string,
   o: Pick<LineOutcome, "status" | "model" | "inputTokens" | "chargeMicroCents">,
-  started: number,
+  { started, gpu }: LineTiming,
 ): void {
   logRequestLine(
     {
@@ -215,8 +227,8 @@ function logLine(
       input_tokens: o.inputTokens,
       charge_micro_cents: o.chargeMicroCents,
       latency_ms: Date.now() - started,
-      gpu_ms: null,
-      gpu_attempts: null,
+      gpu_ms: gpu.attempts > 0 ? gpu.ms : null,
+      gpu_attempts: gpu.attempts,
       idempotency: null,
       priority: "batch",
     },

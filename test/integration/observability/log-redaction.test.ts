@@ -65,7 +65,7 @@ async function call(
 }
 
 describe("issue 43: no line of the edge log holds a key, session or CSRF secret, or a state or question", () => {
-  it("sign-in, CSRF-protected calls, the keys page, decide (live + test key, a 4xx, a replay): every line JSON with level and event, none with secret material", async () => {
+  it("sign-in, CSRF-protected calls, the keys page, decide (live + test key, a 4xx, a replay), a batch: every line JSON with level and event, none with secret material", async () => {
     const address = `redaction-${Date.now()}@example.com`;
     expect((await call("POST", "/v1/console/auth/codes", { body: { email: address } })).status).toBe(202);
     const inbox = (await (await fetch(`${email.url}/__inbox?to=${encodeURIComponent(address)}`)).json()) as {
@@ -113,6 +113,25 @@ describe("issue 43: no line of the edge log holds a key, session or CSRF secret,
     });
     expect(bad.status).toBe(422);
     expect((await decide(`${live.secret.slice(0, -6)}000000`, body)).status).toBe(401);
+    // A batch of the same body: its lines' own request lines, at batch priority, hold no state either.
+    const upload = await fetch(`${edge!.url}/v1/batches`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${live.secret}`, "content-type": "application/jsonl" },
+      body: ["b-1", "b-2"].map((id) => `${JSON.stringify({ custom_id: id, body })}\n`).join(""),
+    });
+    expect(upload.status).toBe(201);
+    const batchId = ((await upload.json()) as { id: string }).id;
+    await expect
+      .poll(
+        async () => {
+          const res = await fetch(`${edge!.url}/v1/batches/${batchId}`, {
+            headers: { authorization: `Bearer ${live.secret}` },
+          });
+          return ((await res.json()) as { status: string }).status;
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe("completed");
     await edge!.stop(); // every line written
     edge = undefined;
 
@@ -146,6 +165,23 @@ describe("issue 43: no line of the edge log holds a key, session or CSRF secret,
       [401, null, null, null],
     ]);
     expect(decides[0]).toMatchObject({ key_id: live.id, account_id: accountId, gpu_attempts: 1 });
+    expect(decides[0]!.gpu_ms).toEqual(expect.any(Number));
+    // "latency in ms (total and GPU), GPU attempts … priority (live / batch)": a batch line's too.
+    const batchLines = requests.filter((l) => l.route === "batchLine");
+    expect(batchLines).toHaveLength(2);
+    for (const l of batchLines) {
+      expect(l).toMatchObject({
+        status: 200,
+        key_id: live.id,
+        account_id: accountId,
+        mode: "live",
+        served_by: "gpu",
+        gpu_attempts: 1,
+        priority: "batch",
+      });
+      expect(l.gpu_ms).toEqual(expect.any(Number));
+      expect(l.latency_ms as number).toBeGreaterThanOrEqual(l.gpu_ms as number);
+    }
     expect(requests.some((l) => l.status === 403 && l.error_code === "csrf_failed")).toBe(true);
     expect(requests.some((l) => l.route === "GET /console/*" && l.status === 200)).toBe(true);
   });
