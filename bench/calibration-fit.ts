@@ -1,8 +1,9 @@
 // What createCalibration's fit costs in the Worker's CPU for the largest evaluation (1,000 items): the method
 // choice by 5-fold cross-validated NLL, the final fit and both metric sets, per question shape.
 //   npx tsx bench/calibration-fit.ts
-import { Rng } from "../gpu-worker/eval/dataset/rng";
+
 import type { ValidatedQuestion } from "../schema/decide";
+import { Rng } from "../schema/rng";
 import { chooseFit } from "../workers/calibrations/cross-validate";
 import type { Labelled } from "../workers/calibrations/fit";
 import { calibrationMetrics } from "../workers/calibrations/metrics";

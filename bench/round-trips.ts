@@ -12,7 +12,7 @@ import { ALIASES } from "../schema/models";
 import { startEdgeWorker } from "../scripts/stack/edge-worker";
 import { withNodeClient } from "../scripts/stack/neon-node";
 import { startServices } from "../scripts/stack/services";
-import { questionFingerprint } from "../workers/calibrations/fingerprint";
+import { questionFingerprint } from "../workers/decide/question-fingerprint";
 import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccount } from "./support/funded-account";
 import { instantEngine } from "./support/instant-engine";
 

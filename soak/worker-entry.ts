@@ -5,8 +5,8 @@ import type { Env } from "../workers/env";
 import worker from "../workers/index";
 import { ledgerStub } from "../workers/ledger/stub";
 
-export { EvaluationRunner } from "../workers/evaluations/runner-object";
 export { AccountLedger } from "../workers/ledger/account-ledger";
+export { EvaluationRunner } from "../workers/runner/runner-object";
 
 const ROUTE = /^\/__soak\/ledger\/(acc_[0-9A-Za-z]+)$/;
 

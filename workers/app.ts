@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { registerAppFactory } from "./canary/app-factory";
-import type { AppEnv } from "./middleware/context";
+import type { AppEnv } from "./context/app-env";
+import type { ServicesFactory } from "./context/services";
 import { envCheck } from "./middleware/env-check";
 import { errorHandler } from "./middleware/error-handler";
 import { publicCors } from "./middleware/public-cors";
@@ -31,7 +32,7 @@ import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
 import { listPublicPlans } from "./routes/plans/list";
 import { getUsage } from "./routes/usage/get";
 import { stripeWebhook } from "./routes/webhooks/stripe";
-import { provideServices, type ServicesFactory } from "./services";
+import { provideServices } from "./services";
 
 /** Every endpoint of the API and the console (the OpenAPI document's own route is added by `createApp`). */
 export const ENDPOINTS: readonly Endpoint[] = [

@@ -6,7 +6,7 @@ export interface Env {
   /** One AccountLedger Durable Object per account (balance, allowance, tier). */
   LEDGER: DurableObjectNamespace<import("./ledger/account-ledger").AccountLedger>;
   /** One EvaluationRunner Durable Object per account (runs its evaluations from an alarm). */
-  EVALUATIONS: DurableObjectNamespace<import("./evaluations/runner-object").EvaluationRunner>;
+  EVALUATIONS: DurableObjectNamespace<import("./runner/runner-object").EvaluationRunner>;
   /** Workers Analytics Engine dataset of the request metrics (issue 43; docs/deploy.md); unbound: none written. */
   METRICS?: AnalyticsEngineDataset;
   /** R2: batch inputs and results (`batches/<id>/input|results/<chunk>.jsonl`). */

@@ -12,8 +12,8 @@ import { logEvent } from "./observability/log";
 import { database } from "./stores/db";
 import { pruneUsageEvents, repairRecentUsageRollups } from "./stores/usage-rollups";
 
-export { EvaluationRunner } from "./evaluations/runner-object";
 export { AccountLedger } from "./ledger/account-ledger";
+export { EvaluationRunner } from "./runner/runner-object";
 
 /** Cron triggers (wrangler.toml `[triggers]`) and what each runs. */
 export const CRONS = {

@@ -1,54 +1,24 @@
 import type { MiddlewareHandler } from "hono";
-import type Stripe from "stripe";
 import { MaintenanceSwitch } from "./accounts/maintenance";
-import { CalibrationLookup } from "./calibrations/lookup";
-import { type EmailSender, httpEmailSender } from "./clients/email";
+import { httpEmailSender } from "./clients/email";
 import { Engine } from "./clients/engine";
-import { type IdentityProvider, oidcProvider } from "./clients/idp";
+import { oidcProvider } from "./clients/idp";
 import { stripeClient } from "./clients/stripe";
+import type { AppEnv } from "./context/app-env";
+import type { Services, ServicesFactory } from "./context/services";
+import { CalibrationLookup } from "./decide/calibration";
 import type { Env } from "./env";
-import { type Ledger, ledgerStub } from "./ledger/stub";
+import { ledgerStub } from "./ledger/stub";
 import { AddressLimiter } from "./limits/address-limits";
 import { CheckoutLimiter } from "./limits/checkout-limits";
 import { KeyRateLimiter } from "./limits/key-limits";
 import { SignInLimiter } from "./limits/sign-in-limits";
-import type { AppEnv } from "./middleware/context";
 import { AdmissionStore } from "./stores/admission";
-import { type Database, database } from "./stores/db";
-import { cachedPostgresKeyStore, type KeyStore } from "./stores/keys";
+import { database } from "./stores/db";
+import { cachedPostgresKeyStore } from "./stores/keys";
 import { redisAccess } from "./stores/redis";
-import { type RefundIntentLog, refundIntentLog } from "./stores/refund-intents";
-import { type UsageLog, usageLog } from "./stores/usage";
-
-/** Everything a handler calls beyond its own request: stores, limiters, the ledger, the serving paths. */
-export interface Services {
-  db: Database;
-  /** API keys by secret hash, behind the ≤1 s isolate cache. */
-  keys: KeyStore;
-  /** The ledger Durable Object of an account. */
-  ledger: (accountId: string) => Ledger;
-  /** Reads the key's rate-limit counts (headers of routes that take nothing). */
-  limits: KeyRateLimiter;
-  /** Limits keyed by client address (the public plan list). */
-  addressLimits: AddressLimiter;
-  /** Decide's idempotency records and limits, one Redis round trip in and one out. */
-  admission: AdmissionStore;
-  usage: UsageLog;
-  refundIntents: RefundIntentLog;
-  /** GPU pool (health kept across requests) and hosted fallback. */
-  engine: Engine;
-  /** The account's own calibrations a decide answers with (cached by the account's generation). */
-  calibrations: CalibrationLookup;
-  /** Console: the e-mail API, the identity provider (key set cached), sign-in limits, maintenance switch. */
-  email: EmailSender;
-  idp: IdentityProvider;
-  signInLimits: SignInLimiter;
-  maintenance: MaintenanceSwitch;
-  /** The Stripe SDK (over fetch; the local fake when STRIPE_API_URL is set); null when not configured. */
-  stripe: Stripe | null;
-  /** Plan checkouts an account may open an hour. */
-  checkoutLimits: CheckoutLimiter;
-}
+import { refundIntentLog } from "./stores/refund-intents";
+import { usageLog } from "./stores/usage";
 
 /** Builds an env's services from its (already validated) variables. */
 export function buildServices(env: Env): Services {
@@ -73,9 +43,6 @@ export function buildServices(env: Env): Services {
     checkoutLimits: new CheckoutLimiter(redis),
   };
 }
-
-/** How services are made for an env: the real ones, or a test's, through the same seam. */
-export type ServicesFactory = (env: Env) => Services;
 
 /**
  * Puts the services on the context (`c.var.keys`, `c.var.ledger(accountId)`, …) for every handler after it,

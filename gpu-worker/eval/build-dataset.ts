@@ -5,11 +5,11 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ScoreQuestion } from "../../schema/engine-protocol";
+import { Rng } from "../../schema/rng";
 import * as C from "./dataset/gen-check";
 import * as P from "./dataset/gen-pick";
 import * as R from "./dataset/gen-rate";
 import type { EvalItem, Group } from "./dataset/item";
-import { Rng } from "./dataset/rng";
 import { ALL_CURRENCY_CODES, ALL_REGION_CODES, CATEGORIES } from "./dataset/tables";
 
 export const SEED = 20261121;

@@ -1,10 +1,10 @@
+import { applyMap } from "../../schema/calibration-map";
+import { auc, eceNoiseFloor, topLabelEce } from "../../schema/metrics";
+import { Rng } from "../../schema/rng";
 import { chooseFit, meanNll } from "../../workers/calibrations/cross-validate";
 import { fitMap, type Labelled } from "../../workers/calibrations/fit";
-import { applyMap } from "../../workers/calibrations/map";
 import { answerIndex, type EvalItem } from "./dataset/item";
-import { Rng } from "./dataset/rng";
 import { fmt } from "./markdown";
-import { auc, eceNoiseFloor, topLabelEce } from "./metrics";
 import { familyOf } from "./report";
 
 /** `n` of `items`, a seeded shuffle's first (labels a customer collects are a sample, not the set's first rows). */

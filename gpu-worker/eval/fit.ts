@@ -1,5 +1,5 @@
+import { nll } from "../../schema/metrics";
 import { applyCalibration, type Calibration, type QuestionType } from "../src/calibration";
-import { nll } from "./metrics";
 
 /** One training example: raw label scores, tokens per outcome, and the correct outcome index. */
 export interface Example {

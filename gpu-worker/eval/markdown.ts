@@ -1,4 +1,4 @@
-import type { Report } from "./metrics";
+import type { Report } from "../../schema/metrics";
 
 /** A metric for a table: `d` decimals, "–" when missing or not a number. */
 export const fmt = (v: number | undefined, d = 3) =>

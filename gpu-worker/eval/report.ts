@@ -1,7 +1,7 @@
+import { argmax, type Report, report } from "../../schema/metrics";
 import type { QuestionType } from "../src/calibration";
 import { answerIndex, type EvalItem } from "./dataset/item";
 import { metricsTable } from "./markdown";
-import { argmax, type Report, report } from "./metrics";
 import { type BinPoint, reliabilityBins, reliabilityPng } from "./png";
 
 /** One way of answering (a version as served, or a calibration fitted here): item id → distribution. */

@@ -33,6 +33,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { nll } from "../../schema/metrics";
 import { V1_LIMITS } from "../../schema/models";
 import { CALIBRATION_DIR, type Calibration, type QuestionType } from "../src/calibration";
 import { contextSizeFor } from "../src/context-size";
@@ -41,7 +42,6 @@ import { customerFits, customerFitTable } from "./customer-fit";
 import { calibrate, fitBest, fitTemperature, fitTemperatureAndBias } from "./fit";
 import { NEEDLE_LENGTHS, needleItems, ROPE_CONFIGS } from "./long-context/needle";
 import { fmt } from "./markdown";
-import { nll } from "./metrics";
 import { type Answered, familyOf, reliability, reportTables } from "./report";
 import { buildSet, capPerFamily, everyNth, loadSet, shard } from "./sets";
 import {

@@ -1,12 +1,12 @@
 import type { JsonValue } from "../../schema/json";
-import { MAX_BODY_BYTES } from "../../workers/decide/body";
-import { parseJsonBody } from "../../workers/decide/parse-json";
 import { checkReferences } from "../../workers/decide/references";
 import { resolveModel } from "../../workers/decide/resolve-model";
 import { checkTokenLimits } from "../../workers/decide/token-limits";
 import { checkUniqueness } from "../../workers/decide/uniqueness";
 import { validateDecideRequest } from "../../workers/decide/validate";
 import { ApiError } from "../../workers/errors";
+import { MAX_BODY_BYTES } from "../../workers/http/body";
+import { parseJsonBody } from "../../workers/http/parse-json";
 
 /** How a body ended in the pure steps of POST /v1/decide. */
 export type Outcome =

@@ -1,14 +1,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ERRORS, type ErrorCode } from "../../schema/errors";
 import { ENDPOINTS } from "../../workers/app";
+import type { AppEnv } from "../../workers/context/app-env";
+import type { Services } from "../../workers/context/services";
+import type { ConsoleSession } from "../../workers/context/session";
 import type { Env } from "../../workers/env";
-import type { AppEnv } from "../../workers/middleware/context";
+import { BODY_FIELDS } from "../../workers/http/console-body";
 import { errorHandler } from "../../workers/middleware/error-handler";
 import { requestId } from "../../workers/middleware/request-id";
-import type { ConsoleSession } from "../../workers/middleware/session";
-import { BODY_FIELDS } from "../../workers/routes/console/body";
 import { type Endpoint, honoPath } from "../../workers/routes/define";
-import type { Services } from "../../workers/services";
 import type { KeyRecord } from "../../workers/stores/keys";
 
 /** Every service, so the harness can put a stand-in for each (the compiler says when one is added). */

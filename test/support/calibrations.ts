@@ -1,6 +1,6 @@
-import { Rng } from "../../gpu-worker/eval/dataset/rng";
 import { shapeAnswer } from "../../schema/answers";
 import type { ScoreRequest, ScoreResponse } from "../../schema/engine-protocol";
+import { Rng } from "../../schema/rng";
 import type { QueryFn } from "../../scripts/migrations";
 import { evaluationMetrics } from "../../workers/evaluations/metrics";
 import type { SeedQuery } from "./seed";

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { canonicalJson } from "../../schema/canonical-json";
 import type { JsonValue } from "../../schema/json";
-import { inBackground } from "../middleware/background";
-import type { AppEnv } from "../middleware/context";
+import type { AppEnv } from "../context/app-env";
+import { inBackground } from "../context/background";
 import { logEvent } from "../observability/log";
 import { insertContentLog } from "../stores/content-logs";
 import type { KeyRecord } from "../stores/keys";

@@ -1,5 +1,5 @@
+import type { Services } from "../context/services";
 import { ApiError } from "../errors";
-import type { Services } from "../services";
 import { type AccountRow, getAccount } from "../stores/accounts";
 import { orMaintenance } from "./unavailable";
 

@@ -1,8 +1,8 @@
 import { constantTimeEqual } from "../../schema/constant-time";
 import { EmailUnavailableError } from "../clients/email";
+import type { Services } from "../context/services";
 import { ApiError } from "../errors";
 import { logEvent } from "../observability/log";
-import type { Services } from "../services";
 import { type AccountRow, findOrCreateAccountByEmail } from "../stores/accounts";
 import { type CodeTries, consumeSignInCode, countCodeTry, putSignInCode } from "../stores/sign-in-codes";
 import { CODE_PATTERN, CODE_TTL_MS, codeHmac, generateCode, MAX_CODE_ATTEMPTS } from "./codes";

@@ -1,7 +1,7 @@
 import { constantTimeEqual } from "../../schema/constant-time";
 import { IdpRejectedError, IdpUnavailableError } from "../clients/idp";
+import type { Services } from "../context/services";
 import { ApiError } from "../errors";
-import type { Services } from "../services";
 import { type AccountRow, findOrCreateAccountByEmail } from "../stores/accounts";
 import type { SessionKind } from "../stores/sessions";
 import { base64Url, hmacBase64Url, randomBase64Url, sha256Hex } from "./secrets";

@@ -1,19 +1,19 @@
 import { monotonicFactory } from "ulid";
 import type { ValidatedDecide } from "../../schema/decide";
 import type { ScoreRequest } from "../../schema/engine-protocol";
+import { readJsonText } from "../../schema/json-text";
 import { renderForEngine } from "../../schema/render";
 import { type Charge, takeCharge } from "../billing/charge";
-import { type CalibrationCaller, type CalibrationLookup, calibrateAnswers } from "../calibrations/lookup";
 import type { Dispatched, DispatchOptions } from "../clients/engine";
 import type { GpuTrace } from "../clients/gpu-pool";
+import type { Services } from "../context/services";
+import { type CalibrationCaller, type CalibrationLookup, calibrateAnswers } from "../decide/calibration";
 import { decisionJson } from "../decide/decision";
 import { validateDecideRequest } from "../decide/validate";
 import { ApiError, errorBody } from "../errors";
-import { readJsonText } from "../evaluations/json-text";
 import type { Ledger } from "../ledger/stub";
 import type { MetricsDataset } from "../observability/metrics";
 import { logRequestLine } from "../observability/request-line";
-import type { Services } from "../services";
 import {
   addLineFault,
   type BatchRow,

@@ -1,5 +1,5 @@
+import { kickRunner } from "../clients/runner";
 import type { Env } from "../env";
-import { kickRunner } from "../evaluations/kick";
 import { errorText, logEvent } from "../observability/log";
 import { resumeBalancePaused } from "../stores/batches";
 import type { Database } from "../stores/db";

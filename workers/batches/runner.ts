@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
-import type { CalibrationCaller } from "../calibrations/lookup";
-import { BACKOFF_MS, type NextRun, nextUtcMidnight, SLICE_MS } from "../evaluations/runner";
+import { BACKOFF_MS, type NextRun, nextUtcMidnight, SLICE_MS } from "../clients/runner";
+import type { CalibrationCaller } from "../decide/calibration";
 import { errorText, logEvent } from "../observability/log";
 import { getAccount } from "../stores/accounts";
 import {

@@ -2,14 +2,14 @@ import type { Context } from "hono";
 import { ulid } from "ulid";
 import { BATCH_CONTENT_TYPES, BATCH_ID_PATTERN, MAX_BATCH_BYTES } from "../../schema/batches";
 import { hex } from "../../schema/signing";
-import { IDEMPOTENCY_KEY_MAX } from "../decide/front-door";
+import { kickRunner } from "../clients/runner";
+import type { AppEnv } from "../context/app-env";
+import { inBackground } from "../context/background";
 import { ApiError } from "../errors";
-import { kickRunner } from "../evaluations/kick";
+import { IDEMPOTENCY_KEY_MAX } from "../http/front-door";
+import { intParam, queryOf } from "../http/list-query";
+import { validateTokenHeader } from "../http/token-header";
 import type { MoneySubject } from "../limits/key-limits";
-import { inBackground } from "../middleware/background";
-import type { AppEnv } from "../middleware/context";
-import { validateTokenHeader } from "../middleware/request-id";
-import { intParam, queryOf } from "../routes/list-query";
 import {
   activeBatchCount,
   type BatchRow,

@@ -1,5 +1,5 @@
+import { kickRunner } from "../clients/runner";
 import type { Env } from "../env";
-import { kickRunner } from "../evaluations/kick";
 import { errorText, logEvent } from "../observability/log";
 import { accountsWithBatchWork, deleteFinishedBatch, expiredResults } from "../stores/batches";
 import { database } from "../stores/db";

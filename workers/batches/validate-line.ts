@@ -1,16 +1,16 @@
 import { CUSTOM_ID_MAX } from "../../schema/batches";
 import type { TokenCounts } from "../../schema/decide";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../schema/json";
-import { MAX_BODY_BYTES } from "../decide/body";
-import { parseJsonBody } from "../decide/parse-json";
+import { jsonText } from "../../schema/json-text";
 import { checkReferences } from "../decide/references";
 import { resolveModel } from "../decide/resolve-model";
 import { checkTokenLimits } from "../decide/token-limits";
 import { checkUniqueness } from "../decide/uniqueness";
 import { validateDecideRequest } from "../decide/validate";
-import { codePoints, Issues, jsonTypeName } from "../decide/validate-issues";
 import { ApiError } from "../errors";
-import { jsonText } from "../evaluations/json-text";
+import { MAX_BODY_BYTES } from "../http/body";
+import { parseJsonBody } from "../http/parse-json";
+import { codePoints, Issues, jsonTypeName } from "../http/validate-issues";
 
 /** A line's bytes may hold a decide body of 256 KiB plus its `custom_id` and the line's own punctuation. */
 export const MAX_LINE_BYTES = MAX_BODY_BYTES + 1024;

@@ -1,8 +1,8 @@
 import type { TokenCounts, Usage } from "../../schema/decide";
+import { UNIT_PRICE_MICRO_CENTS } from "../../schema/pricing";
+import type { Services } from "../context/services";
 import { ApiError } from "../errors";
 import { errorText, logEvent } from "../observability/log";
-import type { Services } from "../services";
-import { UNIT_PRICE_MICRO_CENTS } from "./pricing";
 
 /** A charge taken in step 9; `refund` is the exact inverse (idempotent). */
 export interface Charge {

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
+import type { AppEnv } from "../context/app-env";
+import { inBackground } from "../context/background";
 import { ApiError } from "../errors";
-import { inBackground } from "../middleware/background";
-import type { AppEnv } from "../middleware/context";
 import type { KeyRecord } from "../stores/keys";
 import type { UsageEvent } from "../stores/usage";
 

@@ -1,5 +1,5 @@
+import { applyMap, type CalibrationMap, LOG_FLOOR } from "../../schema/calibration-map";
 import { type FitMethod, fitMap, type Labelled } from "./fit";
-import { applyMap, type CalibrationMap, LOG_FLOOR } from "./map";
 
 /** Folds of the cross-validation: item j (in evaluation order) is in fold j mod FOLDS. */
 export const FOLDS = 5;

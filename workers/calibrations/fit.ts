@@ -1,4 +1,4 @@
-import { type CalibrationMap, identityMap, logProbabilities } from "./map";
+import { type CalibrationMap, identityMap, logProbabilities } from "../../schema/calibration-map";
 
 /** One labelled answer: the version's unrounded distribution and the index of the expected label. */
 export interface Labelled {

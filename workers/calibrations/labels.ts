@@ -1,12 +1,12 @@
 import type { ValidatedQuestion } from "../../schema/decide";
 import { isJsonObject } from "../../schema/json";
+import { readJsonText } from "../../schema/json-text";
+import { questionDefinition } from "../decide/question-fingerprint";
 import { validateDecideRequest } from "../decide/validate";
 import { ApiError } from "../errors";
-import { readJsonText } from "../evaluations/json-text";
 import type { Expected } from "../evaluations/metrics";
 import type { Database } from "../stores/db";
 import { listItems } from "../stores/evaluations";
-import { questionDefinition } from "./fingerprint";
 import type { Labelled } from "./fit";
 
 /** Items read per query: bounded memory for the largest evaluation (1,000 items of up to 256 KiB). */

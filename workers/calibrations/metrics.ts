@@ -1,7 +1,7 @@
-import { eceNoiseFloor } from "../../gpu-worker/eval/metrics";
 import { shapeAnswer } from "../../schema/answers";
 import type { ValidatedQuestion } from "../../schema/decide";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
+import { eceNoiseFloor } from "../../schema/metrics";
 import { type Expected, questionMetrics, scoreAnswer } from "../evaluations/metrics";
 import { meanNll } from "./cross-validate";
 import type { Labelled } from "./fit";

@@ -8,10 +8,11 @@ import {
 } from "../../schema/calibrations";
 import { QUESTION_ID_PATTERN } from "../../schema/decide";
 import { EVALUATION_ID_PATTERN } from "../../schema/evaluations";
+import type { AppEnv } from "../context/app-env";
+import { questionFingerprint } from "../decide/question-fingerprint";
 import { ApiError } from "../errors";
-import type { AppEnv } from "../middleware/context";
-import { patternRule, readConsoleBody } from "../routes/console/body";
-import { intParam, queryOf } from "../routes/list-query";
+import { patternRule, readConsoleBody } from "../http/console-body";
+import { intParam, queryOf } from "../http/list-query";
 import {
   type CalibrationRow,
   deactivateCalibration,
@@ -21,7 +22,6 @@ import {
 } from "../stores/calibrations";
 import { findEvaluation } from "../stores/evaluations";
 import { chooseFit, FOLDS } from "./cross-validate";
-import { questionFingerprint } from "./fingerprint";
 import { type QuestionLabels, questionLabels } from "./labels";
 import { calibrationMetrics } from "./metrics";
 

@@ -1,5 +1,5 @@
+import type { ServicesFactory } from "../context/services";
 import type { Env } from "../env";
-import type { ServicesFactory } from "../services";
 
 /** Builds the edge app with a services factory (`createApp`): what the canary runs a pinned decide through. */
 export type AppFactory = (services: ServicesFactory) => {

@@ -1,9 +1,10 @@
 import { findModel } from "../../schema/models";
 import { Engine } from "../clients/engine";
 import { GpuPool } from "../clients/gpu-pool";
+import type { Services } from "../context/services";
 import type { Env } from "../env";
 import { logEvent } from "../observability/log";
-import { buildServices, type Services } from "../services";
+import { buildServices } from "../services";
 import { baselineOrRecord } from "../stores/canary-baselines";
 import type { Database } from "../stores/db";
 import { type AppFactory, appFactory } from "./app-factory";

@@ -1,6 +1,6 @@
 import type { EngineAnswer } from "../../schema/engine-protocol";
-import type { DecisionAnswer } from "../calibrations/lookup";
 import type { OriginalResult } from "../stores/idempotency";
+import type { DecisionAnswer } from "./calibration";
 
 /** Everything a Decision (spec: Decision, 200 of POST /v1/decide) is made of. */
 export interface DecisionParts {

@@ -1,53 +1,15 @@
 import { decodeTime } from "ulid";
-import type { TokenCounts } from "../../schema/decide";
-import type { ScoreRequest } from "../../schema/engine-protocol";
-import type { JsonValue } from "../../schema/json";
 import { type Charge, takeCharge } from "../billing/charge";
-import { type AnswerCalibrations, calibrateAnswers } from "../calibrations/lookup";
-import type { GpuTrace } from "../clients/gpu-pool";
 import { ApiError } from "../errors";
-import { type MoneySubject, type RateLimitState, subjectOf } from "../limits/key-limits";
+import { type MoneySubject, subjectOf } from "../limits/key-limits";
 import { errorText, logEvent } from "../observability/log";
-import type { Services } from "../services";
 import type { OriginalResult } from "../stores/idempotency";
-import type { KeyRecord } from "../stores/keys";
 import type { UsageEvent } from "../stores/usage";
 import { enterCall, type Ticket } from "./admission";
+import { calibrateAnswers } from "./calibration";
 import { holdCall } from "./call-hold";
-import type { DecisionParts } from "./decision";
+import type { MoneyPathDeps, MoneyPathInput, MoneyPathOutcome } from "./money-path-types";
 import { replayDecision } from "./replay";
-import type { ResolvedModel } from "./resolve-model";
-
-/** What the decide route hands to steps 7–10 after validation, rendering and token limits. */
-export interface MoneyPathInput {
-  /** Parsed body (for the idempotency fingerprint). */
-  body: JsonValue;
-  idempotencyKey: string | undefined;
-  resolved: ResolvedModel;
-  /** Rendered for the engine, `model` = the exact GPU version. */
-  engineRequest: ScoreRequest;
-  tokens: TokenCounts;
-  /** The account's calibrations that answer some of the questions (issue 44); empty for most accounts. */
-  calibrations: AnswerCalibrations;
-}
-
-/** The services and the caller the money path works with; `onRateLimit` receives the real counts. */
-export interface MoneyPathDeps
-  extends Pick<Services, "admission" | "ledger" | "refundIntents" | "engine" | "calibrations"> {
-  key: KeyRecord;
-  requestId: string;
-  onRateLimit(state: RateLimitState): void;
-  /** The client's connection (workerd's request.signal): aborted when it goes away, which cancels dispatch. */
-  clientSignal?: AbortSignal;
-  /** Filled with the GPU attempts and their time, for the request line. */
-  gpuTrace?: GpuTrace;
-}
-
-/** A served call: the Decision's parts, and whether it replays a completed original. */
-export interface MoneyPathOutcome {
-  decision: DecisionParts;
-  replayed: boolean;
-}
 
 /**
  * Steps 7–10 of POST /v1/decide: idempotency and limits in one round trip (409, a replay, or 429), the charge

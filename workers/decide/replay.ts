@@ -1,11 +1,11 @@
-import { calibrateAnswers } from "../calibrations/lookup";
 import type { Dispatched } from "../clients/engine";
 import { ApiError } from "../errors";
 import type { MoneySubject } from "../limits/key-limits";
 import type { OriginalResult } from "../stores/idempotency";
 import type { UsageEvent } from "../stores/usage";
+import { calibrateAnswers } from "./calibration";
 import type { DecisionParts } from "./decision";
-import type { MoneyPathDeps, MoneyPathInput } from "./money-path";
+import type { MoneyPathDeps, MoneyPathInput } from "./money-path-types";
 
 /**
  * A completed call replayed (spec: idempotency "Replay details"): nothing charged, nothing taken from the

@@ -7,7 +7,14 @@ import {
   type ValidatedQuestion,
 } from "../../schema/decide";
 import { isJsonObject, type JsonValue } from "../../schema/json";
-import { at, codePoints, hasOuterWhitespace, type Issues, isBlank, jsonTypeName } from "./validate-issues";
+import {
+  at,
+  codePoints,
+  hasOuterWhitespace,
+  type Issues,
+  isBlank,
+  jsonTypeName,
+} from "../http/validate-issues";
 
 /** Schema rules of `questions` (spec "DecideRequest", "Question", "Field limits"); returns them in order. */
 export function checkQuestions(v: JsonValue | undefined, issues: Issues): ValidatedQuestion[] {

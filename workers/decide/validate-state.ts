@@ -1,6 +1,6 @@
 import { FIELD_LIMITS } from "../../schema/decide";
 import { isJsonObject, type JsonValue } from "../../schema/json";
-import { at, codePoints, type Issues, isBlank, jsonTypeName } from "./validate-issues";
+import { at, codePoints, type Issues, isBlank, jsonTypeName } from "../http/validate-issues";
 
 /**
  * Schema rules of the state (spec "State", "Field limits"). The state itself is level 1 of nesting; every

@@ -6,7 +6,7 @@ import {
   type ValidatedDecide,
 } from "../../schema/decide";
 import { isJsonObject, type JsonValue } from "../../schema/json";
-import { Issues, jsonTypeName } from "./validate-issues";
+import { Issues, jsonTypeName } from "../http/validate-issues";
 import { checkQuestions } from "./validate-question";
 import { checkState } from "./validate-state";
 

@@ -1,4 +1,5 @@
 import type { EngineAnswer } from "../../schema/engine-protocol";
+import { auc, ece } from "../../schema/metrics";
 
 /** An item's expected answer to one question: a pick label, a rate level, or a check's yes / no. */
 export type Expected = string | boolean;
@@ -94,19 +95,11 @@ const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.lengt
 
 /** ROC AUC (Mann–Whitney U, ties counted half); null without both classes. */
 export function rocAuc(points: ReadonlyArray<{ p: number; expected: boolean }>): number | null {
-  const pos = points.filter((x) => x.expected).length;
-  const neg = points.length - pos;
-  if (pos === 0 || neg === 0) return null;
-  const sorted = [...points].sort((a, b) => a.p - b.p);
-  let rankSum = 0;
-  for (let i = 0; i < sorted.length; ) {
-    let j = i;
-    while (j < sorted.length && sorted[j]!.p === sorted[i]!.p) j++;
-    const rank = (i + 1 + j) / 2; // average 1-based rank of the tie group
-    for (let k = i; k < j; k++) if (sorted[k]!.expected) rankSum += rank;
-    i = j;
-  }
-  return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
+  const value = auc(
+    points.map((x) => x.p),
+    points.map((x) => x.expected),
+  );
+  return Number.isNaN(value) ? null : value;
 }
 
 /** The 15 equal-width bins of the probability of the predicted label, and ECE-15 over them. */
@@ -118,9 +111,7 @@ export function reliability(scored: readonly Scored[]): { bins: ReliabilityBin[]
     b.p += s.top;
     b.ok += s.correct ? 1 : 0;
   }
-  let ece = 0;
   const out = bins.map((b, i) => {
-    if (b.n > 0) ece += (b.n / scored.length) * Math.abs(b.ok / b.n - b.p / b.n);
     return {
       lower: r4(i / RELIABILITY_BINS),
       upper: r4((i + 1) / RELIABILITY_BINS),
@@ -129,7 +120,12 @@ export function reliability(scored: readonly Scored[]): { bins: ReliabilityBin[]
       accuracy: b.n ? r4(b.ok / b.n) : null,
     };
   });
-  return { bins: out, ece };
+  const topLabel = ece(
+    scored.map((s) => s.top),
+    scored.map((s) => s.correct),
+    RELIABILITY_BINS,
+  );
+  return { bins: out, ece: scored.length ? topLabel : 0 };
 }
 
 /** Coverage and accuracy of the answers kept at `min_confidence` t (kept: confidence ≥ t). */

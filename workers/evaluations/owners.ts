@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import type { ErrorCode } from "../../schema/errors";
 import { orMaintenance } from "../accounts/unavailable";
-import { DECIDE_BODY_ERRORS } from "../decide/body-errors";
+import type { AppEnv } from "../context/app-env";
 import { ApiError } from "../errors";
+import { DECIDE_BODY_ERRORS } from "../http/body-errors";
 import { type MoneySubject, subjectOf } from "../limits/key-limits";
-import type { AppEnv } from "../middleware/context";
 import type { EvaluationOwner } from "./service";
 
 /**

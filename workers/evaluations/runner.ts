@@ -1,6 +1,8 @@
 import { monotonicFactory } from "ulid";
 import type { ScoreResponse } from "../../schema/engine-protocol";
+import { readJsonText } from "../../schema/json-text";
 import type { Dispatched, DispatchOptions } from "../clients/engine";
+import { BACKOFF_MS, type NextRun, nextUtcMidnight, SLICE_MS } from "../clients/runner";
 import { validateDecideRequest } from "../decide/validate";
 import { ApiError } from "../errors";
 import { errorText, logEvent } from "../observability/log";
@@ -22,16 +24,11 @@ import {
   unrecordedItems,
 } from "../stores/evaluations";
 import { recordUsageEvents, type UsageEvent } from "../stores/usage";
-import { readJsonText } from "./json-text";
 import { type Expected, evaluationMetrics } from "./metrics";
 import { renderItem } from "./render";
 
 /** Items of one account scored at the same time (issue 31: at most 2). */
 export const ITEMS_AT_ONCE = 2;
-/** One alarm works this long, then hands over to the next alarm (always well inside a Worker's limits). */
-export const SLICE_MS = 25_000;
-/** Waits after a serving path failed (no GPU, GPU fault, store down), doubling up to the last. */
-export const BACKOFF_MS = [2_000, 4_000, 8_000, 16_000, 30_000];
 /** A GPU fault (500) on the same item this many times in a row fails the run. */
 export const MAX_FAULTS = 5;
 
@@ -59,20 +56,11 @@ export interface RunnerMemory {
   faults: number;
 }
 
-/** When to run again (ms since epoch), or null when the account has nothing left to run. */
-export type NextRun = number | null;
-
 type Outcome =
   | { kind: "scored" }
   | { kind: "dropped" }
   | { kind: "quota" }
   | { kind: "retry"; fault: boolean; error: unknown };
-
-/** ms since epoch of the next 00:00 UTC after `t`: when the daily test quota comes back. */
-export function nextUtcMidnight(t: number): number {
-  const d = new Date(t);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
-}
 
 /** The usage event of a scored item: test usage under the creating key (or the console), charged 0. */
 export function itemUsageEvent(e: EvaluationRow, item: ItemRow): UsageEvent {

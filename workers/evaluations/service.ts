@@ -1,14 +1,15 @@
 import type { Context } from "hono";
 import { ulid } from "ulid";
 import { EVALUATION_ID_PATTERN } from "../../schema/evaluations";
-import { readBodyLimited } from "../decide/body";
-import { checkContentType } from "../decide/content-type";
+import { kickRunner } from "../clients/runner";
+import type { AppEnv } from "../context/app-env";
 import { decisionJson } from "../decide/decision";
-import { parseJsonBody } from "../decide/parse-json";
 import { ApiError } from "../errors";
+import { readBodyLimited } from "../http/body";
+import { checkContentType } from "../http/content-type";
+import { intParam, queryOf } from "../http/list-query";
+import { parseJsonBody } from "../http/parse-json";
 import type { MoneySubject } from "../limits/key-limits";
-import type { AppEnv } from "../middleware/context";
-import { intParam, queryOf } from "../routes/list-query";
 import {
   cancelEvaluation,
   deleteEvaluation,
@@ -19,7 +20,6 @@ import {
   listEvaluations,
   listItems,
 } from "../stores/evaluations";
-import { kickRunner } from "./kick";
 import { validateEvaluationBody } from "./validate";
 
 /** Items and answers are kept this long, then deleted with the evaluation. */

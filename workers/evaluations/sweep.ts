@@ -1,8 +1,8 @@
+import { kickRunner } from "../clients/runner";
 import type { Env } from "../env";
 import { logEvent } from "../observability/log";
 import { database } from "../stores/db";
 import { accountsWithActiveEvaluations, deleteExpiredEvaluations } from "../stores/evaluations";
-import { kickRunner } from "./kick";
 
 /**
  * The cron's part for evaluations: delete those past their 30 days (items and answers with them), and kick the

@@ -5,16 +5,16 @@ import {
   type ValidatedDecide,
 } from "../../schema/decide";
 import { isJsonObject, type JsonObject, type JsonValue, jsonObject } from "../../schema/json";
+import { jsonText } from "../../schema/json-text";
 import { checkReferences } from "../decide/references";
 import { type ResolvedModel, resolveModel } from "../decide/resolve-model";
 import { checkTokenLimits } from "../decide/token-limits";
 import { checkUniqueness } from "../decide/uniqueness";
 import { validateDecideRequest } from "../decide/validate";
-import { codePoints, Issues, isBlank, jsonTypeName } from "../decide/validate-issues";
 import { checkQuestions } from "../decide/validate-question";
 import { checkState } from "../decide/validate-state";
 import { ApiError } from "../errors";
-import { jsonText } from "./json-text";
+import { codePoints, Issues, isBlank, jsonTypeName } from "../http/validate-issues";
 import type { Expected } from "./metrics";
 
 export const MAX_ITEMS = 1000;

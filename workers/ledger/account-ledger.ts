@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { monthOf, weekOf } from "../../schema/periods";
-import { nextTierAt, tierFor } from "../billing/pricing";
+import { nextTierAt, tierFor } from "../../schema/pricing";
 import type { Env } from "../env";
 import { errorText, logEvent } from "../observability/log";
 import { flushJournal } from "../stores/ledger-journal";

@@ -1,6 +1,6 @@
-import { noteSignal } from "../alerts/signals";
 import type { Env } from "../env";
 import { database } from "../stores/db";
+import { noteSignal } from "../stores/ops-signals";
 import type { AccountLedger } from "./account-ledger";
 
 /** The RPC surface of an account's ledger as the Worker calls it. */

@@ -1,4 +1,4 @@
-import type { Tier } from "../billing/pricing";
+import type { Tier } from "../../schema/pricing";
 
 /** A debit asked of the ledger: the exact charge is known before the request runs (billing rule 1). */
 export interface DebitInput {

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../middleware/context";
+import type { AppEnv } from "../context/app-env";
 import { RATE_WINDOW_SECONDS, type RateLimitState, rateLimitPolicy } from "./key-limits";
 
 /**

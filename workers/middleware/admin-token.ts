@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
 import { sha256Hex } from "../../schema/canonical-json";
 import { constantTimeEqual } from "../../schema/constant-time";
+import type { AppEnv } from "../context/app-env";
 import { ApiError } from "../errors";
 import { bearerToken } from "./api-key";
-import type { AppEnv } from "./context";
 
 /**
  * Operator routes: `authorization: Bearer <ADMIN_TOKEN>`, else 401 `invalid_api_key`. SHA-256 digests are

@@ -1,12 +1,12 @@
 import type { MiddlewareHandler } from "hono";
 import { checkKeyShape, hashApiKey } from "../../schema/api-key";
 import type { Scope } from "../../schema/scopes";
+import type { AppEnv } from "../context/app-env";
 import { ApiError } from "../errors";
 import { publishRateLimit, stampRateLimitHeaders } from "../limits/headers";
 import { subjectOf } from "../limits/key-limits";
 import { logEvent } from "../observability/log";
 import type { KeyRecord } from "../stores/keys";
-import type { AppEnv } from "./context";
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { isAllowedWorkerUrl } from "../../schema/signing";
+import type { AppEnv } from "../context/app-env";
 import type { Env } from "../env";
-import type { AppEnv } from "./context";
 
 /** An unset variable may arrive as "" (wrangler vars, Miniflare bindings): treat it as absent. */
 const optional = <T extends z.ZodType>(schema: T) =>

@@ -1,10 +1,10 @@
 import type { Context, ErrorHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { ErrorCode } from "../../schema/errors";
+import type { AppEnv } from "../context/app-env";
 import { ApiError, errorBody } from "../errors";
 import { stampRateLimitHeaders } from "../limits/headers";
 import { logEvent } from "../observability/log";
-import type { AppEnv } from "./context";
 import { newRequestId, stampRequestHeaders } from "./request-id";
 
 /** Renders an ApiError as the spec's envelope with its catalogue status and headers. */

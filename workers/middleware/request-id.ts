@@ -1,38 +1,13 @@
 import type { MiddlewareHandler } from "hono";
 import { monotonicFactory } from "ulid";
-import { ApiError } from "../errors";
-import type { AppEnv } from "./context";
+import type { AppEnv } from "../context/app-env";
+import { isTokenHeader, validateTokenHeader } from "../http/token-header";
 
 const nextUlid = monotonicFactory();
 
 /** A new request id: `req_` + a monotonic ULID (ids sort by time, even within one millisecond). */
 export function newRequestId(): string {
   return `req_${nextUlid()}`;
-}
-
-const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
-
-/** True for 1 to `max` printable ASCII characters 0x21–0x7E (no spaces). */
-const isTokenHeader = (value: string, max: number): boolean =>
-  value.length >= 1 && value.length <= max && PRINTABLE_ASCII.test(value);
-
-/**
- * Validates a token header (spec: 1 to `max` printable ASCII characters 0x21–0x7E, no spaces).
- * Returns the value (or undefined when absent); throws 400 `invalid_header` with `param` = the header name.
- */
-export function validateTokenHeader(
-  value: string | undefined,
-  name: string,
-  max: number,
-): string | undefined {
-  if (value === undefined) return undefined;
-  if (!isTokenHeader(value, max)) {
-    throw new ApiError("invalid_header", {
-      param: name,
-      message: `\`${name}\` must be 1 to ${max} printable ASCII characters without spaces.`,
-    });
-  }
-  return value;
 }
 
 /** Spec limit of `x-client-request-id`. */

@@ -1,12 +1,12 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
+import type { AppEnv } from "../context/app-env";
 import {
   idempotencyOutcome,
   logRequestLine,
   type RequestLineFields,
   usageFields,
 } from "../observability/request-line";
-import type { AppEnv } from "./context";
 
 /** The route of a request: its operation id, else the matched `METHOD /path` (console pages), else null. */
 function routeOf(c: Context<AppEnv>): string | null {

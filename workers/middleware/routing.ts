@@ -1,7 +1,7 @@
 import type { Hono, NotFoundHandler } from "hono";
 import type { RouterRoute } from "hono/types";
+import type { AppEnv } from "../context/app-env";
 import { ApiError } from "../errors";
-import type { AppEnv } from "./context";
 import { renderApiError } from "./error-handler";
 
 // Hono's router result: [[ [handler, route], params ][], paramStash?]

@@ -8,14 +8,11 @@ import {
   SESSION_TTL_MS,
 } from "../accounts/sessions";
 import { consoleSecret, orMaintenance } from "../accounts/unavailable";
+import type { AppEnv } from "../context/app-env";
 import { ApiError } from "../errors";
-import { type SessionRow, touchSession } from "../stores/sessions";
+import { touchSession } from "../stores/sessions";
 import { bearerToken } from "./api-key";
-import type { AppEnv } from "./context";
 import { checkCsrf } from "./csrf";
-
-/** The signed-in caller of a console route. */
-export type ConsoleSession = SessionRow;
 
 const invalid = () => new ApiError("invalid_session", { message: "Sign in to the console." });
 

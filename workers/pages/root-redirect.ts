@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../middleware/context";
+import type { AppEnv } from "../context/app-env";
 
 /** Whether an `accept` header asks for HTML (a `text/html` range with a quality above 0). */
 export function acceptsHtml(accept: string | undefined): boolean {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../middleware/context";
+import type { AppEnv } from "../context/app-env";
 import { CONSOLE_ASSETS, CONSOLE_SCRIPT, CONSOLE_STYLE } from "./dist/assets";
 import { CONSOLE_PAGES, NOT_FOUND_PAGE } from "./page-list";
 import { securityHeaders } from "./security-headers";

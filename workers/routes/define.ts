@@ -2,9 +2,9 @@ import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-opena
 import type { Handler, MiddlewareHandler } from "hono";
 import type { ErrorCode } from "../../schema/errors";
 import type { Scope } from "../../schema/scopes";
+import type { AppEnv } from "../context/app-env";
 import { requireAdminToken } from "../middleware/admin-token";
 import { requireApiKey, requireScope } from "../middleware/api-key";
-import type { AppEnv } from "../middleware/context";
 import { checkClientRequestId } from "../middleware/request-id";
 import { consoleOpen, requireSession } from "../middleware/session";
 import { errorResponses } from "./responses";

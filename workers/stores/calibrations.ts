@@ -1,5 +1,5 @@
+import type { CalibrationMap } from "../../schema/calibration-map";
 import { MAX_ACTIVE_CALIBRATIONS } from "../../schema/calibrations";
-import type { CalibrationMap } from "../calibrations/map";
 import type { Database } from "./db";
 
 /** A calibration row (times in ms since epoch; `question`, `metrics` as JSON text with their order kept). */

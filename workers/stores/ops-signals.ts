@@ -1,3 +1,4 @@
+import { errorText, logEvent } from "../observability/log";
 import type { Database } from "./db";
 
 /** Failures counted where they happen, read by the alerts (docs/operations.md). */
@@ -63,4 +64,12 @@ export async function recentDecideStatuses(
     serverErrors: Number(r?.errors ?? 0),
     noCapacity: Number(r?.no_capacity ?? 0),
   };
+}
+
+/** Counts one failure for the alerts; never throws (a failure to count is logged, the caller's answer stands). */
+export async function noteSignal(db: Database, signal: OpsSignal): Promise<void> {
+  if (!db.configured) return;
+  await countSignal(db, signal).catch((err) =>
+    logEvent("warn", "ops_signal_not_counted", { signal, error: errorText(err) }),
+  );
 }

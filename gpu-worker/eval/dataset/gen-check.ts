@@ -1,5 +1,5 @@
+import type { Rng } from "../../../schema/rng";
 import { check, type Group } from "./item";
-import type { Rng } from "./rng";
 import { CATEGORIES, CURRENCY_CODES, MONTHS, REVIEW_SUBJECTS, REVIEWS, TOPICS, WEEKDAYS } from "./tables";
 
 /** Every check generator draws the truth with a fair coin, so yes/no are balanced. */

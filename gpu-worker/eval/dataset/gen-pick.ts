@@ -1,5 +1,5 @@
+import type { Rng } from "../../../schema/rng";
 import { type Group, pick } from "./item";
-import type { Rng } from "./rng";
 import { CATEGORIES, CURRENCY_CODES, MONTHS, NAMES, REGION_CODES, THINGS, TOPICS, WEEKDAYS } from "./tables";
 
 const distinctInts = (rng: Rng, n: number, lo: number, hi: number): number[] => {

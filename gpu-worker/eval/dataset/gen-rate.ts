@@ -1,5 +1,5 @@
+import type { Rng } from "../../../schema/rng";
 import { type Group, rate } from "./item";
-import type { Rng } from "./rng";
 import { LIST_ITEMS, REVIEW_SUBJECTS, REVIEWS } from "./tables";
 
 /** A 3-level scale whose thresholds are stated in the criteria; each level draws from a range far from them. */

@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Rng } from "../../../schema/rng";
 import type { EvalItem } from "../dataset/item";
-import { Rng } from "../dataset/rng";
 import {
   difficultyItems,
   exploitItems,

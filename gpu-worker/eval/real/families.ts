@@ -6,8 +6,8 @@
  */
 import { jsonObject } from "../../../schema/json";
 import { renderState, substitute } from "../../../schema/render";
+import type { Rng } from "../../../schema/rng";
 import { check, type DistQuestion, pick, rate } from "../dataset/item";
-import type { Rng } from "../dataset/rng";
 import type { Dialogue } from "./read-chatterbot";
 import type { Weakness } from "./read-cwe";
 import { INTERVIEW_LEVELS, type InterviewQuestion } from "./read-interview";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { euroString, nextTierAt, tierFor } from "../../../workers/billing/pricing";
+import { euroString, nextTierAt, tierFor } from "../../../schema/pricing";
 
 describe("tiers ('t1 first 1 billion, t2 from 1 billion to 10 billion, t3 above 10 billion')", () => {
   it.each([

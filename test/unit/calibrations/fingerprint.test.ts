@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ValidatedQuestion } from "../../../schema/decide";
-import { questionDefinition, questionFingerprint } from "../../../workers/calibrations/fingerprint";
+import { questionDefinition, questionFingerprint } from "../../../workers/decide/question-fingerprint";
 
 const pick: ValidatedQuestion = {
   id: "topic",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../gpu-worker/eval/dataset/rng";
+import { applyMap } from "../../../schema/calibration-map";
+import { Rng } from "../../../schema/rng";
 import { chooseFit, crossValidated, FOLDS, meanNll } from "../../../workers/calibrations/cross-validate";
 import { fitMap, type Labelled } from "../../../workers/calibrations/fit";
-import { applyMap } from "../../../workers/calibrations/map";
 
 /** Checks whose true P(yes) is σ(2x) but whose version answers σ(x): under-confident by a temperature of 2. */
 function underConfidentChecks(n: number, seed = 7): Labelled[] {

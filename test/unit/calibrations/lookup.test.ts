@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { shapeAnswer } from "../../../schema/answers";
 import type { ValidatedDecide } from "../../../schema/decide";
 import type { ScoreQuestion, ScoreResponse } from "../../../schema/engine-protocol";
-import { CalibrationLookup, calibrateAnswers } from "../../../workers/calibrations/lookup";
+import { CalibrationLookup, calibrateAnswers } from "../../../workers/decide/calibration";
 import type { Database } from "../../../workers/stores/db";
 import type { KeyRecord } from "../../../workers/stores/keys";
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../gpu-worker/eval/dataset/rng";
 import {
   calibrate,
   type Example,
@@ -10,8 +9,9 @@ import {
   fitType,
   MIN_EXAMPLES_PER_K,
 } from "../../../gpu-worker/eval/fit";
-import { nll } from "../../../gpu-worker/eval/metrics";
 import { applyCalibration } from "../../../gpu-worker/src/calibration";
+import { nll } from "../../../schema/metrics";
+import { Rng } from "../../../schema/rng";
 
 /** Samples answers from a known affine-softmax model z_i = a·s_i + b_i. */
 function synthetic(a: number, b: number[], n: number, seed: number): Example[] {

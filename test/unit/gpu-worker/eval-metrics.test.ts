@@ -9,7 +9,7 @@ import {
   nll,
   report,
   topLabelEce,
-} from "../../../gpu-worker/eval/metrics";
+} from "../../../schema/metrics";
 
 describe("eval metrics (hand-computed)", () => {
   it("argmax: ties go to the earlier outcome, like the engine's choice", () => {

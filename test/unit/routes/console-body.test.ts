@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonBody } from "../../../workers/decide/parse-json";
 import { ApiError } from "../../../workers/errors";
 import {
   anyRule,
@@ -13,7 +12,8 @@ import {
   parserRule,
   patternRule,
   stringRule,
-} from "../../../workers/routes/console/body";
+} from "../../../workers/http/console-body";
+import { parseJsonBody } from "../../../workers/http/parse-json";
 
 const parse = (text: string) => parseJsonBody(new TextEncoder().encode(text));
 const failure = (text: string, rules: Parameters<typeof checkBody>[1]) => {

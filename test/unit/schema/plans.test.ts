@@ -12,7 +12,7 @@ import {
   weekAllowanceTokens,
 } from "../../../schema/plan-pricing";
 import { PLANS, planList, seatState, TOP_UP_PACKS } from "../../../schema/plans";
-import { UNIT_PRICE_MICRO_CENTS } from "../../../workers/billing/pricing";
+import { UNIT_PRICE_MICRO_CENTS } from "../../../schema/pricing";
 
 const price = fc.integer({ min: 1, max: 10_000_000 }); // up to EUR 100,000 a month
 const multiple = fc.integer({ min: 1, max: 100 });

@@ -20,16 +20,16 @@ import { expectError, seed } from "../../support/worker-http";
 const workerEnv = env as unknown as Env;
 const FUNDS = 10_000_000;
 
-let live = "";
+let _live = "";
 let test = "";
 let usageOnly = "";
-let accountId = "";
+let _accountId = "";
 beforeAll(async () => {
   const a = await seed({
     keys: [{ mode: "live" }, { mode: "test" }, { mode: "test", scopes: ["usage:read"] }],
   });
-  [live, test, usageOnly] = a.keys.map((k) => k.secret) as [string, string, string];
-  accountId = a.accountId;
+  [_live, test, usageOnly] = a.keys.map((k) => k.secret) as [string, string, string];
+  _accountId = a.accountId;
 });
 
 const decideBody = (n: number) => ({

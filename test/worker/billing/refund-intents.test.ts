@@ -6,13 +6,14 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { UNIT_PRICE_MICRO_CENTS } from "../../../schema/pricing";
 import { takeCharge } from "../../../workers/billing/charge";
-import { UNIT_PRICE_MICRO_CENTS } from "../../../workers/billing/pricing";
+import type { Services } from "../../../workers/context/services";
 import type { Env } from "../../../workers/env";
 import worker from "../../../workers/index";
 import type { AccountLedger } from "../../../workers/ledger/account-ledger";
 import type { Ledger } from "../../../workers/ledger/stub";
-import { buildServices, type Services } from "../../../workers/services";
+import { buildServices } from "../../../workers/services";
 import { getSql } from "../../../workers/stores/db";
 import { pendingRefundIntents, recordRefundIntent } from "../../../workers/stores/refund-intents";
 

@@ -1,9 +1,9 @@
 import { env as cfEnv } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { roundUnits } from "../../../schema/answers";
+import { applyMap } from "../../../schema/calibration-map";
 import type { ScoreRequest } from "../../../schema/engine-protocol";
 import { createApp } from "../../../workers/app";
-import { applyMap } from "../../../workers/calibrations/map";
 import type { Engine } from "../../../workers/clients/engine";
 import type { Env } from "../../../workers/env";
 import { buildServices } from "../../../workers/services";

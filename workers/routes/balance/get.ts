@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
 import { nextWeekStart } from "../../../schema/periods";
-import { euroString, UNIT_PRICE_MICRO_CENTS } from "../../billing/pricing";
+import { euroString, UNIT_PRICE_MICRO_CENTS } from "../../../schema/pricing";
 import { ApiError } from "../../errors";
 import type { BalanceView } from "../../ledger/types";
 import { endpoint } from "../define";

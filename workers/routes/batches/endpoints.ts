@@ -18,7 +18,7 @@ import {
   getBatchResponse,
   listBatchesResponse,
 } from "../../batches/service";
-import type { AppEnv } from "../../middleware/context";
+import type { AppEnv } from "../../context/app-env";
 import { type Endpoint, endpoint, type RouteDeclaration } from "../define";
 import { jsonResponse } from "../responses";
 import { CREATE_BATCH_ERRORS, consoleBatchOwner, guarded, keyBatchOwner } from "./owners";

@@ -2,10 +2,10 @@ import type { Context } from "hono";
 import type { ErrorCode } from "../../../schema/errors";
 import { orMaintenance } from "../../accounts/unavailable";
 import type { BatchOwner } from "../../batches/service";
-import { DECIDE_BODY_ERRORS } from "../../decide/body-errors";
+import type { AppEnv } from "../../context/app-env";
 import { ApiError } from "../../errors";
+import { DECIDE_BODY_ERRORS } from "../../http/body-errors";
 import { subjectOf } from "../../limits/key-limits";
-import type { AppEnv } from "../../middleware/context";
 
 /** The API-key side's owner: the key's account and mode, usage under the key. */
 export function keyBatchOwner(c: Context<AppEnv>): BatchOwner {

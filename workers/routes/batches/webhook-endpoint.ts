@@ -3,13 +3,13 @@ import { BATCH_EVENT_TYPES, SetWebhookEndpointWire, WebhookEndpoint } from "../.
 import { consoleSecret } from "../../accounts/unavailable";
 import { checkWebhookUrl, webhookSecret } from "../../batches/webhooks";
 import { ApiError } from "../../errors";
+import { BODY_ERRORS, readConsoleBody, stringRule } from "../../http/console-body";
 import {
   deleteWebhookEndpoint,
   findWebhookEndpoint,
   setWebhookEndpoint,
   type WebhookEndpointRow,
 } from "../../stores/webhooks";
-import { BODY_ERRORS, readConsoleBody, stringRule } from "../console/body";
 import { type Endpoint, endpoint } from "../define";
 import { jsonResponse } from "../responses";
 import { guarded } from "./owners";

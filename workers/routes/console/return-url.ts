@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../../middleware/context";
+import type { AppEnv } from "../../context/app-env";
 
 /**
  * The console origin followed by a console path, as text: never `new URL(path, origin)`, which reads a path

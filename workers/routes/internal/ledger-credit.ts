@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { ACCOUNT_ID_PATTERN } from "../../../schema/ids";
 import { resumeAfterCredit } from "../../batches/resume";
-import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
 import { ApiError } from "../../errors";
+import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../http/body";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors";
-import { BODY_ERRORS, booleanRule, intRule, readConsoleBody } from "../console/body";
+import { BODY_ERRORS, booleanRule, intRule, readConsoleBody } from "../../http/console-body";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../middleware/context";
+import type { AppEnv } from "../../context/app-env";
 import { endpoint } from "../define";
 
 /** The document's fixed parts; paths and schemas come from the route declarations. */

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import Stripe from "stripe";
-import { noteSignal } from "../../alerts/signals";
 import { resumeAfterCredit } from "../../batches/resume";
 import { handleStripeEvent } from "../../billing/stripe-events";
-import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../decide/body";
+import { inBackground } from "../../context/background";
 import { ApiError } from "../../errors";
-import { inBackground } from "../../middleware/background";
+import { MAX_OTHER_BODY_BYTES, readTextLimited } from "../../http/body";
 import { logEvent } from "../../observability/log";
+import { noteSignal } from "../../stores/ops-signals";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
 

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { createResetCheckout } from "../../../billing/reset-checkout";
 import { RETURN_PATH_PATTERN } from "../../../billing/top-up-rules";
+import { BODY_ERRORS, patternRule, readConsoleBody } from "../../../http/console-body";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, patternRule, readConsoleBody } from "../body";
 import { consoleReturnUrl } from "../return-url";
 
 const ResetCheckoutSchema = z.object({

@@ -3,9 +3,9 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { completeBrowserSignIn, startBrowserSignIn } from "../../../accounts/idp-sign-in";
 import { consoleSecret } from "../../../accounts/unavailable";
+import type { AppEnv } from "../../../context/app-env";
 import { ApiError } from "../../../errors";
 import { clientNetwork } from "../../../limits/client-network";
-import type { AppEnv } from "../../../middleware/context";
 import { endpoint } from "../../define";
 import { setSessionCookie } from "../session/cookie";
 

@@ -1,10 +1,10 @@
 import { AppSessionObject } from "../../../../schema/console";
 import type { JsonValue } from "../../../../schema/json";
 import { exchangeIdToken } from "../../../accounts/idp-sign-in";
+import { BODY_ERRORS, patternRule, readConsoleBody, stringRule } from "../../../http/console-body";
 import { clientNetwork } from "../../../limits/client-network";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, patternRule, readConsoleBody, stringRule } from "../body";
 
 /** Spec: three dot-separated base64url parts, at most 4,096 characters. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;

@@ -1,10 +1,10 @@
 import { SignInCodeObject } from "../../../../schema/console";
 import { sendSignInCode } from "../../../accounts/email-sign-in";
 import { consoleSecret } from "../../../accounts/unavailable";
+import { BODY_ERRORS, emailRule, readConsoleBody } from "../../../http/console-body";
 import { clientNetwork } from "../../../limits/client-network";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, emailRule, readConsoleBody } from "../body";
 
 /** POST /v1/console/auth/codes: e-mails a sign-in code (body `{email}`). */
 export const sendSignInCodeRoute = endpoint(

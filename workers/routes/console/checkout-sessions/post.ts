@@ -2,9 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { requestFingerprint } from "../../../../schema/canonical-json";
 import { createTopUpCheckout } from "../../../billing/top-up-checkout";
 import { RETURN_PATH_PATTERN, TOP_UP_MAX_CENTS, TOP_UP_MIN_CENTS } from "../../../billing/top-up-rules";
+import { BODY_ERRORS, intRule, patternRule, readConsoleBody } from "../../../http/console-body";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, intRule, patternRule, readConsoleBody } from "../body";
 import { consoleReturnUrl } from "../return-url";
 
 /** Body of createCheckoutSession. */

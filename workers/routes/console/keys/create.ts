@@ -9,9 +9,9 @@ import {
   parseLimit,
   parseScopes,
 } from "../../../accounts/key-management";
+import { BODY_ERRORS, oneOfRule, parserRule, readConsoleBody, stringRule } from "../../../http/console-body";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, oneOfRule, parserRule, readConsoleBody, stringRule } from "../body";
 
 /**
  * POST /v1/console/keys: body `{name, mode, scopes?, rpm_limit?, tpm_limit?, expires_at?}`. Scopes default to

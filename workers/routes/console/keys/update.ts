@@ -9,9 +9,9 @@ import {
   parseScopes,
   saveKey,
 } from "../../../accounts/key-management";
+import { BODY_ERRORS, parserRule, readConsoleBody, stringRule } from "../../../http/console-body";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, parserRule, readConsoleBody, stringRule } from "../body";
 
 export const KeyPathParams = z.object({
   id: z.string().openapi({ example: "key_01JD0000000000000000000000" }),

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { csrfTokenFor, type NewSession, SESSION_COOKIE, SESSION_TTL_MS } from "../../../accounts/sessions";
-import type { AppEnv } from "../../../middleware/context";
+import type { AppEnv } from "../../../context/app-env";
 
 /** Sets `__Host-svc_session` (Secure, HttpOnly, SameSite=Lax, Path=/, 30 days). */
 export function setSessionCookie(c: Context<AppEnv>, token: string): void {

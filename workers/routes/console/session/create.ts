@@ -2,10 +2,10 @@ import { ConsoleSessionObject } from "../../../../schema/console";
 import { verifySignInCode } from "../../../accounts/email-sign-in";
 import { startSession } from "../../../accounts/sessions";
 import { consoleSecret, orMaintenance } from "../../../accounts/unavailable";
+import { BODY_ERRORS, emailRule, readConsoleBody, stringRule } from "../../../http/console-body";
 import { clientNetwork } from "../../../limits/client-network";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, emailRule, readConsoleBody, stringRule } from "../body";
 import { sessionBody, setSessionCookie } from "./cookie";
 
 /**

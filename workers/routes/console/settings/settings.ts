@@ -1,12 +1,12 @@
 import { SettingsObject } from "../../../../schema/console";
 import { currentAccount } from "../../../accounts/current-account";
 import { orMaintenance } from "../../../accounts/unavailable";
+import { BODY_ERRORS, booleanRule, intRule, objectRule, readConsoleBody } from "../../../http/console-body";
 import type { AccountRow } from "../../../stores/accounts";
 import { setContentLogDays } from "../../../stores/accounts";
 import { deleteAccountContentLogs } from "../../../stores/content-logs";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, booleanRule, intRule, objectRule, readConsoleBody } from "../body";
 
 function settingsJson(a: AccountRow) {
   return {

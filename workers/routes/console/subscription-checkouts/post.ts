@@ -2,9 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { orMaintenance } from "../../../accounts/unavailable";
 import { createSubscriptionCheckout } from "../../../billing/subscription-checkout";
 import { RETURN_PATH_PATTERN } from "../../../billing/top-up-rules";
+import { BODY_ERRORS, PLAN_ID, patternRule, readConsoleBody } from "../../../http/console-body";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, PLAN_ID, patternRule, readConsoleBody } from "../body";
 import { consoleReturnUrl } from "../return-url";
 
 const SubscriptionCheckoutSchema = z.object({

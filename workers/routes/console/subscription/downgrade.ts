@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { cancelDowngrade, scheduleDowngrade } from "../../../billing/subscription-downgrade";
+import { BODY_ERRORS, PLAN_ID, patternRule, readConsoleBody } from "../../../http/console-body";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, PLAN_ID, patternRule, readConsoleBody } from "../body";
 import { SubscriptionSchema } from "./schema";
 
 /**

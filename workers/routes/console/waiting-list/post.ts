@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { requirePlan } from "../../../billing/subscription-checkout";
+import { BODY_ERRORS, PLAN_ID, patternRule, readConsoleBody } from "../../../http/console-body";
 import { joinWaitingList } from "../../../stores/waiting-list";
 import { endpoint } from "../../define";
 import { jsonResponse } from "../../responses";
-import { BODY_ERRORS, PLAN_ID, patternRule, readConsoleBody } from "../body";
 
 const WaitingListEntrySchema = z.object({
   object: z.literal("waiting_list_entry"),

@@ -1,10 +1,10 @@
 import type { Context } from "hono";
-import type { ErrorCode } from "../../../schema/errors";
-import { getMember, isJsonObject, type JsonObject, type JsonValue, plainJson } from "../../../schema/json";
-import { runFrontDoor } from "../../decide/front-door";
-import { Issues, jsonTypeName } from "../../decide/validate-issues";
-import { ApiError } from "../../errors";
-import type { AppEnv } from "../../middleware/context";
+import type { ErrorCode } from "../../schema/errors";
+import { getMember, isJsonObject, type JsonObject, type JsonValue, plainJson } from "../../schema/json";
+import type { AppEnv } from "../context/app-env";
+import { ApiError } from "../errors";
+import { runFrontDoor } from "./front-door";
+import { Issues, jsonTypeName } from "./validate-issues";
 
 /** Codes a console route that reads a JSON body may answer. */
 export const BODY_ERRORS: readonly ErrorCode[] = [

@@ -1,5 +1,5 @@
-import { isJsonObject, type JsonValue } from "../../schema/json";
-import { parseStrictJson } from "../../schema/strict-json";
+import { isJsonObject, type JsonValue } from "./json";
+import { parseStrictJson } from "./strict-json";
 
 /** JSON text of an order-preserving tree, exactly as sent (key order kept, strings not normalised). */
 export function jsonText(v: JsonValue): string {

@@ -1,5 +1,5 @@
 /** Evaluation metrics over predicted distributions `probs[i]` and correct outcome indexes `answers[i]`. */
-import { Rng } from "./dataset/rng";
+import { Rng } from "./rng";
 
 /** Index of the largest probability; ties go to the earlier outcome (as the engine's `choice`). */
 export function argmax(p: number[]): number {

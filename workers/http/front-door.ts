@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import type { JsonValue } from "../../schema/json";
-import type { AppEnv } from "../middleware/context";
-import { validateTokenHeader } from "../middleware/request-id";
-import { readBodyLimited } from "./body";
-import { checkContentType } from "./content-type";
-import { parseJsonBody } from "./parse-json";
+import type { AppEnv } from "../context/app-env";
+import { readBodyLimited } from "../http/body";
+import { checkContentType } from "../http/content-type";
+import { parseJsonBody } from "../http/parse-json";
+import { validateTokenHeader } from "../http/token-header";
 
 /** Spec limit of `idempotency-key`. */
 export const IDEMPOTENCY_KEY_MAX = 255;

@@ -1,14 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { type BatchMemory, type BatchRunnerDeps, runBatchSlice } from "../batches/runner";
 import { deliverDueEvents } from "../batches/webhooks";
+import type { NextRun } from "../clients/runner";
 import type { Env } from "../env";
+import { type RunnerDeps, type RunnerMemory, runSlice } from "../evaluations/runner";
 import { TEST_DAILY_QUOTA } from "../limits/key-limits";
 import { errorText, logEvent } from "../observability/log";
 import { buildServices } from "../services";
 import { EvaluationQuota } from "../stores/evaluation-quota";
 import { redisAccess } from "../stores/redis";
 import { nextDeliveryAt } from "../stores/webhooks";
-import { type NextRun, type RunnerDeps, type RunnerMemory, runSlice } from "./runner";
 
 /** What the runner remembers between alarms, per kind of work. */
 interface Memory {

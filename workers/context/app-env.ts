@@ -1,9 +1,9 @@
 import type { GpuTrace } from "../clients/gpu-pool";
 import type { Env } from "../env";
 import type { RateLimitState } from "../limits/key-limits";
-import type { Services } from "../services";
 import type { KeyRecord } from "../stores/keys";
 import type { UsageEvent } from "../stores/usage";
+import type { Services } from "./services";
 import type { ConsoleSession } from "./session";
 
 /** Per-request values on the Hono context (`c.var.…`): the request's identity, its caller, the services. */

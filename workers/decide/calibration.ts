@@ -1,12 +1,12 @@
 import { shapeAnswer } from "../../schema/answers";
+import { applyMap, type CalibrationMap } from "../../schema/calibration-map";
 import type { ValidatedDecide } from "../../schema/decide";
 import type { EngineAnswer, ScoreQuestion } from "../../schema/engine-protocol";
 import type { Dispatched } from "../clients/engine";
 import { type ActiveCalibration, activeCalibrations, calibrationMaps } from "../stores/calibrations";
 import type { Database } from "../stores/db";
 import { KEY_CACHE_TTL_MS, type KeyRecord } from "../stores/keys";
-import { questionFingerprint } from "./fingerprint";
-import { applyMap, type CalibrationMap } from "./map";
+import { questionFingerprint } from "./question-fingerprint";
 
 /** Whose calibrations a call answers with: the account, and its generation as the key lookup read it. */
 export type CalibrationCaller = Pick<KeyRecord, "accountId"> & {

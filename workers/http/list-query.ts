@@ -1,6 +1,6 @@
 import type { Context } from "hono";
+import type { AppEnv } from "../context/app-env";
 import { ApiError } from "../errors";
-import type { AppEnv } from "../middleware/context";
 
 /** A list route's query parameters: unknown names first (422 unknown_field), then each value (422 invalid_value). */
 export function queryOf(c: Context<AppEnv>, allowed: readonly string[]): Map<string, string> {

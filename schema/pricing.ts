@@ -1,4 +1,4 @@
-import { STANDARD_UNIT_PRICE_MICRO_CENTS } from "../../schema/plan-pricing";
+import { STANDARD_UNIT_PRICE_MICRO_CENTS } from "./plan-pricing";
 
 // Pricing (spec: Billing rules). Every tier costs the same; tiers only report volume.
 
