@@ -28,7 +28,7 @@ import { checkTokenLimits } from "./decide/token-limits";
 import { renderForEngine } from "../schema/render";
 import { signRequest } from "../schema/signing";
 import { hashApiKey } from "../schema/api-key";
-import { parseJsonBody } from "./decide/parse-json";
+import { parseJsonBody } from "./http/parse-json";
 import { requestFingerprint } from "../schema/canonical-json";
 import { AdmissionStore } from "./stores/admission";
 import { redisAccess } from "./stores/redis";

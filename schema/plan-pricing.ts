@@ -3,7 +3,7 @@
  * minor units or micro-cents, tokens as whole numbers; intermediate products go through BigInt.
  */
 
-/** Pay-as-you-go price per input token (spec: Billing rules); workers/billing/pricing.ts charges the same. */
+/** Pay-as-you-go price per input token (spec: Billing rules); schema/pricing.ts charges the same. */
 export const STANDARD_UNIT_PRICE_MICRO_CENTS = 5;
 
 /** 1 euro cent = 1,000,000 micro-cents (1 EUR = 100,000,000). */
