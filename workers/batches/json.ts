@@ -1,4 +1,4 @@
-import type { BatchRow } from "../stores/batches";
+import type { BatchRow } from "../stores/batch-rows";
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 

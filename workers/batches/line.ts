@@ -14,14 +14,8 @@ import { ApiError, errorBody } from "../errors";
 import type { Ledger } from "../ledger/stub";
 import type { MetricsDataset } from "../observability/metrics";
 import { logRequestLine } from "../observability/request-line";
-import {
-  addLineFault,
-  type BatchRow,
-  claimLine,
-  clearOwed,
-  commitLine,
-  type LineOutcome,
-} from "../stores/batches";
+import { addLineFault, claimLine, clearOwed, commitLine, type LineOutcome } from "../stores/batch-lines";
+import type { BatchRow } from "../stores/batch-rows";
 import type { Database } from "../stores/db";
 import type { EvaluationQuota, QuotaTaken } from "../stores/evaluation-quota";
 import type { StoredLine } from "./validate-line";

@@ -1,5 +1,6 @@
 import { errorText, logEvent } from "../observability/log";
-import { type BatchRow, chunkResults } from "../stores/batches";
+import { chunkResults } from "../stores/batch-results";
+import type { BatchRow } from "../stores/batch-rows";
 import type { Database } from "../stores/db";
 import { resultKey } from "./objects";
 

@@ -1,7 +1,7 @@
 import { kickRunner } from "../clients/runner";
 import type { Env } from "../env";
 import { errorText, logEvent } from "../observability/log";
-import { resumeBalancePaused } from "../stores/batches";
+import { resumeBalancePaused } from "../stores/batch-runs";
 import type { Database } from "../stores/db";
 
 /**

@@ -4,21 +4,22 @@ import type { CalibrationCaller } from "../decide/calibration";
 import { errorText, logEvent } from "../observability/log";
 import { getAccount } from "../stores/accounts";
 import {
-  type BatchRow,
-  batchProgress,
-  chunkResults,
-  closeChunk,
-  finishBatch,
-  markBatchPaused,
-  markBatchRunning,
   markLinesRecorded,
-  nextRunnableBatch,
   openChunk,
   pendingLines,
-  touchBatch,
   type UnrecordedLine,
   unrecordedLines,
-} from "../stores/batches";
+} from "../stores/batch-lines";
+import { chunkResults, closeChunk } from "../stores/batch-results";
+import type { BatchRow } from "../stores/batch-rows";
+import {
+  batchProgress,
+  markBatchPaused,
+  markBatchRunning,
+  nextRunnableBatch,
+  touchBatch,
+} from "../stores/batch-runs";
+import { finishBatch } from "../stores/batches";
 import type { DbEnv } from "../stores/db";
 import { recordUsageEvents, type UsageEvent } from "../stores/usage";
 import { type LineDeps, type LineOutcomeKind, runLine } from "./line";

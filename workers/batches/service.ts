@@ -10,9 +10,9 @@ import { IDEMPOTENCY_KEY_MAX } from "../http/front-door";
 import { intParam, queryOf } from "../http/list-query";
 import { validateTokenHeader } from "../http/token-header";
 import type { MoneySubject } from "../limits/key-limits";
+import type { BatchRow } from "../stores/batch-rows";
 import {
   activeBatchCount,
-  type BatchRow,
   cancelBatch,
   deleteFinishedBatch,
   findBatch,

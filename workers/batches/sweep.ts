@@ -1,7 +1,9 @@
 import { kickRunner } from "../clients/runner";
 import type { Env } from "../env";
 import { errorText, logEvent } from "../observability/log";
-import { accountsWithBatchWork, deleteFinishedBatch, expiredResults } from "../stores/batches";
+import { expiredResults } from "../stores/batch-results";
+import { accountsWithBatchWork } from "../stores/batch-runs";
+import { deleteFinishedBatch } from "../stores/batches";
 import { database } from "../stores/db";
 import { deleteBatchObjects } from "./objects";
 

@@ -2,7 +2,7 @@ import { WEBHOOK_SIGNATURE_HEADER } from "../../schema/batches";
 import { hmacHex } from "../../schema/signing";
 import { ApiError } from "../errors";
 import { logEvent } from "../observability/log";
-import { batchProgress } from "../stores/batches";
+import { batchProgress } from "../stores/batch-runs";
 import type { Database } from "../stores/db";
 import { dueDeliveries, findWebhookEndpoint, fixPayload, recordAttempt } from "../stores/webhooks";
 import { batchJson } from "./json";

@@ -6,7 +6,7 @@ import { validateDecideRequest } from "../decide/validate";
 import { ApiError } from "../errors";
 import type { Expected } from "../evaluations/metrics";
 import type { Database } from "../stores/db";
-import { listItems } from "../stores/evaluations";
+import { listItems } from "../stores/evaluation-items";
 import type { Labelled } from "./fit";
 
 /** Items read per query: bounded memory for the largest evaluation (1,000 items of up to 256 KiB). */

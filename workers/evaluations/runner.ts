@@ -7,22 +7,24 @@ import { validateDecideRequest } from "../decide/validate";
 import { ApiError } from "../errors";
 import { errorText, logEvent } from "../observability/log";
 import type { Database, DbEnv } from "../stores/db";
-import type { EvaluationQuota, QuotaTaken } from "../stores/evaluation-quota";
 import {
   commitItem,
-  type EvaluationRow,
-  finishEvaluation,
   type ItemRow,
+  markUsageRecorded,
+  pendingItems,
+  scoredItems,
+  unrecordedItems,
+} from "../stores/evaluation-items";
+import type { EvaluationQuota, QuotaTaken } from "../stores/evaluation-quota";
+import {
+  finishEvaluation,
   markFailed,
   markPaused,
   markRunning,
-  markUsageRecorded,
   nextActive,
-  pendingItems,
-  scoredItems,
   touch,
-  unrecordedItems,
-} from "../stores/evaluations";
+} from "../stores/evaluation-runs";
+import type { EvaluationRow } from "../stores/evaluations";
 import { recordUsageEvents, type UsageEvent } from "../stores/usage";
 import { type Expected, evaluationMetrics } from "./metrics";
 import { renderItem } from "./render";

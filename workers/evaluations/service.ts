@@ -10,15 +10,14 @@ import { checkContentType } from "../http/content-type";
 import { intParam, queryOf } from "../http/list-query";
 import { parseJsonBody } from "../http/parse-json";
 import type { MoneySubject } from "../limits/key-limits";
+import { type ItemRow, listItems } from "../stores/evaluation-items";
 import {
   cancelEvaluation,
   deleteEvaluation,
   type EvaluationRow,
   findEvaluation,
-  type ItemRow,
   insertEvaluation,
   listEvaluations,
-  listItems,
 } from "../stores/evaluations";
 import { validateEvaluationBody } from "./validate";
 

@@ -2,7 +2,8 @@ import { kickRunner } from "../clients/runner";
 import type { Env } from "../env";
 import { logEvent } from "../observability/log";
 import { database } from "../stores/db";
-import { accountsWithActiveEvaluations, deleteExpiredEvaluations } from "../stores/evaluations";
+import { accountsWithActiveEvaluations } from "../stores/evaluation-runs";
+import { deleteExpiredEvaluations } from "../stores/evaluations";
 
 /**
  * The cron's part for evaluations: delete those past their 30 days (items and answers with them), and kick the

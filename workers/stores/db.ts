@@ -85,3 +85,11 @@ export function database(env: DbEnv): Database {
     transaction: (fn) => withTransaction(env, fn),
   };
 }
+
+/** A timestamp column as ms since epoch (null stays null). */
+export const msOrNull = (v: unknown): number | null =>
+  v === null || v === undefined ? null : new Date(String(v)).getTime();
+/** ms since epoch as the ISO text a timestamp parameter takes. */
+export const isoTime = (t: number) => new Date(t).toISOString();
+/** A query's answer as its rows. */
+export const asRows = (r: unknown) => r as Record<string, unknown>[];
