@@ -6,7 +6,7 @@ import { Redis } from "@upstash/redis";
 import { startRedis } from "../scripts/stack/redis";
 import { startUpstashBridge } from "../scripts/stack/upstash-bridge";
 import { AdmissionStore } from "../workers/stores/admission";
-import type { AdmitInput } from "../workers/stores/rate-limits";
+import type { AdmitInput } from "../workers/stores/rate-limit-keys";
 
 type Store = Pick<AdmissionStore, "enter" | "leave">;
 

@@ -14,7 +14,7 @@ import {
 import { logEvent } from "../observability/log";
 import type { AdmissionStore, LeaveInput } from "../stores/admission";
 import type { IdempotencyRecord, OriginalResult } from "../stores/idempotency";
-import type { AdmitInput } from "../stores/rate-limits";
+import type { AdmitInput } from "../stores/rate-limit-keys";
 import { StoreUnavailableError } from "../stores/redis";
 
 /** How an admitted call ended, for its one write after dispatch. */

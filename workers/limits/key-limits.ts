@@ -1,7 +1,8 @@
 import { dayOf } from "../../schema/periods";
 import { ApiError } from "../errors";
 import type { KeyRecord } from "../stores/keys";
-import { type LimitValues, peek, takeRequest, WINDOW_MS } from "../stores/rate-limits";
+import { type LimitValues, WINDOW_MS } from "../stores/rate-limit-keys";
+import { peek, takeRequest } from "../stores/rate-limits";
 import type { RedisAccess } from "../stores/redis";
 
 /** Window of `rpm` and `tpm`, seconds. */

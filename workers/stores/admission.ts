@@ -9,13 +9,12 @@ import {
 } from "./idempotency";
 import {
   type AdmitInput,
-  GIVE_BACK_LUA,
   type LimitsOutcome,
   limitKeys,
   limitsOutcome,
-  TAKE_LIMITS,
   takeLimitsArgs,
-} from "./rate-limits";
+} from "./rate-limit-keys";
+import { GIVE_BACK_LUA, TAKE_LIMITS } from "./rate-limit-lua";
 import type { RedisAccess } from "./redis";
 
 /**

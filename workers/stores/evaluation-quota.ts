@@ -1,5 +1,5 @@
 import { dayOf } from "../../schema/periods";
-import { limitKeys } from "./rate-limits";
+import { limitKeys } from "./rate-limit-keys";
 import type { RedisAccess } from "./redis";
 
 // The account's test-quota day counter (the same key decide's limiter takes from, so test keys, the playground

@@ -5,12 +5,11 @@ import type { ScoreRequest } from "../../../schema/engine-protocol";
 import { Engine } from "../../../workers/clients/engine";
 import {
   clampRetryAfter,
-  GpuPool,
-  GpuPoolError,
   LOAD_HEADER,
   speedDeadlineMs,
   type WorkerLoad,
-} from "../../../workers/clients/gpu-pool";
+} from "../../../workers/clients/gpu-load";
+import { GpuPool, GpuPoolError } from "../../../workers/clients/gpu-pool";
 import { ApiError } from "../../../workers/errors";
 import { endSigned, endSignedReady } from "../../support/signed-answer";
 
@@ -150,7 +149,7 @@ describe("the first call to a worker already has its measured deadline", () => {
 
 describe("a reported queue expires with time", () => {
   it("the wait shrinks by the time since the report, so a client retrying as told is served", async () => {
-    const { waitSeconds } = await import("../../../workers/clients/gpu-pool");
+    const { waitSeconds } = await import("../../../workers/clients/gpu-load");
     const l = { tokens_per_second: 100, queued_tokens: 3000, wait_tokens: 3000, lanes: 2 };
     expect(waitSeconds(l, 0, 0)).toBe(30);
     expect(waitSeconds(l, 0, 12_000)).toBe(18);
