@@ -1,6 +1,6 @@
 import { monthOf, weekOf } from "../../schema/periods";
 import { allowanceLeft, chargebackTake, checkedBalance, debitTier, splitCharge } from "./ledger-arithmetic";
-import type { LedgerTables } from "./ledger-tables";
+import type { JournalEntry, LedgerTables } from "./ledger-tables";
 import type {
   ChargebackInput,
   ChargebackResult,
@@ -105,6 +105,28 @@ export function settleLapsedMove(
   return { completion, refunded };
 }
 
+/** The journal row of a payment's move (a credit, a chargeback): micro-cents only, no tokens. */
+function paymentEntry(
+  kind: "credit" | "chargeback",
+  ref: string,
+  accountId: string,
+  amountMicroCents: number,
+  now: number,
+): JournalEntry {
+  return {
+    kind,
+    ref,
+    account_id: accountId,
+    amount_micro_cents: amountMicroCents,
+    tokens: 0,
+    allowance_tokens: 0,
+    test: 0,
+    month: monthOf(now),
+    week: weekOf(now),
+    at: now,
+  };
+}
+
 /** Adds a settled payment to the balance, once per payment id. */
 export function creditMove(t: LedgerTables, input: CreditInput, now: number): CreditResult {
   const balance = t.balanceNow();
@@ -112,18 +134,7 @@ export function creditMove(t: LedgerTables, input: CreditInput, now: number): Cr
   const after = checkedBalance(balance + input.amount_micro_cents, "balance would exceed 2^53 micro-cents");
   t.setBalance(after);
   t.noteAccount(input.account_id);
-  t.journal({
-    kind: "credit",
-    ref: input.payment_id,
-    account_id: input.account_id,
-    amount_micro_cents: input.amount_micro_cents,
-    tokens: 0,
-    allowance_tokens: 0,
-    test: 0,
-    month: monthOf(now),
-    week: weekOf(now),
-    at: now,
-  });
+  t.journal(paymentEntry("credit", input.payment_id, input.account_id, input.amount_micro_cents, now));
   return { duplicate: false, balance_after: after };
 }
 
@@ -139,18 +150,7 @@ export function chargebackMove(t: LedgerTables, input: ChargebackInput, now: num
   t.setBalance(after);
   t.setMeta(key, String(before + taken));
   t.noteAccount(input.account_id);
-  t.journal({
-    kind: "chargeback",
-    ref: input.event_id,
-    account_id: input.account_id,
-    amount_micro_cents: taken,
-    tokens: 0,
-    allowance_tokens: 0,
-    test: 0,
-    month: monthOf(now),
-    week: weekOf(now),
-    at: now,
-  });
+  t.journal(paymentEntry("chargeback", input.event_id, input.account_id, taken, now));
   return { duplicate: false, taken, balance_after: after };
 }
 
