@@ -4,8 +4,10 @@ import { lineErrorText } from "./batch-words";
 
 /** `/v1/console/batches`: upload, list, get, cancel, delete, results with the session. */
 export const BATCHES = "/v1/console/batches";
-/** The account's one webhook endpoint. */
+/** The account's one webhook endpoint (set, read, remove). */
 export const WEBHOOK_ENDPOINT = "/v1/console/webhook-endpoint";
+/** The account's endpoints as a list: empty when none is set (what the Settings page reads). */
+export const WEBHOOK_ENDPOINTS = "/v1/console/webhook-endpoints";
 
 /** The limits of one upload (schema/batches.ts: MAX_BATCH_BYTES, MAX_BATCH_LINES). */
 export const MAX_BATCH_BYTES = 100 * 1024 * 1024;

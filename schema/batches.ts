@@ -130,6 +130,11 @@ export const WebhookEndpoint = z
   })
   .openapi("WebhookEndpoint");
 
+/** The account's endpoints: none, or its one (`secret` null). The console's Settings page reads this. */
+export const WebhookEndpointList = z
+  .object({ object: z.literal("list"), data: z.array(WebhookEndpoint).max(1) })
+  .openapi("WebhookEndpointList");
+
 export const SetWebhookEndpointWire = z
   .strictObject({ url: z.string().url().openapi({ example: "https://example.com/svc/webhooks" }) })
   .openapi("SetWebhookEndpoint");

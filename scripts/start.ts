@@ -1,6 +1,7 @@
 // `npm start`: the whole service on this machine (see README "Local stack"). Data persists under .local/.
+import { ADMIN_TOKEN_FILE } from "./stack/admin-token";
 import { DEMO_DECIDE } from "./stack/demo-decide";
-import { DEFAULT_READY_TIMEOUT_MS, startStack } from "./stack/start-stack";
+import { DEFAULT_READY_TIMEOUT_MS, type Stack, startStack } from "./stack/start-stack";
 
 export { type Stack, type StackOptions, startStack } from "./stack/start-stack";
 
@@ -44,11 +45,23 @@ async function main(): Promise<void> {
       `console: sign-in e-mails land in ${stack.console.emailUrl}/__inbox; identity provider ${stack.console.idpUrl ?? "(configured)"}\n`,
     );
   console.log(`logs (one JSON object a line): ${dataDir}/logs/edge.jsonl, ${dataDir}/logs/gpu.jsonl\n`);
+  printOperator(stack, dataDir);
+  console.log("Ctrl-C stops everything.");
+}
+
+/** The operator's part (docs/operations.md, "Locally"): the admin token, where it is kept, the canary's key. */
+function printOperator(stack: Stack, dataDir: string): void {
+  const admin = stack.env.ADMIN_TOKEN;
+  const kept = process.env.ADMIN_TOKEN ? "from ADMIN_TOKEN" : `kept in ${dataDir}/${ADMIN_TOKEN_FILE}`;
+  console.log(`admin token (ADMIN_TOKEN, for /internal/*; ${kept}, and admin_token in demo.json): ${admin}`);
+  const canary = process.env.CANARY_API_KEY ? "CANARY_API_KEY" : "the demo test key";
+  console.log(`the canary decides with ${canary}. The runbook's local commands (docs/operations.md):\n`);
+  for (const path of ["alerts/evaluate", "canary/run"])
+    console.log(`  curl -s -X POST ${stack.baseUrl}/internal/${path} -H "authorization: Bearer ${admin}"\n`);
   if (stack.alertsUrl)
     console.log(
-      `alerts: the operator webhook is a capture server; read them at ${stack.alertsUrl}/alerts (evaluate now: POST ${stack.baseUrl}/internal/alerts/evaluate with ADMIN_TOKEN)\n`,
+      `alerts: the operator webhook is a capture server; read what it got at ${stack.alertsUrl}/alerts\n`,
     );
-  console.log("Ctrl-C stops everything.");
 }
 
 // Only when run as a script (tests import startStack from ./stack/start-stack).

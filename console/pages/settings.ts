@@ -1,18 +1,17 @@
-import { ApiError, api, errorText } from "../api";
-import { BATCH_EVENTS, WEBHOOK_ENDPOINT, type WebhookEndpoint } from "../batches";
+import { api, errorText } from "../api";
+import { BATCH_EVENTS, WEBHOOK_ENDPOINT, WEBHOOK_ENDPOINTS, type WebhookEndpoint } from "../batches";
 import { confirmDialog } from "../confirm";
 import { field, h, notice } from "../dom";
 import { when } from "../format";
 import { showSecretOnce } from "../secret-once";
 
-/** The account's endpoint, or null when none is set (404 `webhook_endpoint_not_found`). */
+/**
+ * The account's endpoint, or null when none is set: read from the list, which is empty then (the single
+ * endpoint's 404 would be an error in the browser's console of every fresh account).
+ */
 async function currentEndpoint(): Promise<WebhookEndpoint | null> {
-  try {
-    return await api<WebhookEndpoint>("GET", WEBHOOK_ENDPOINT);
-  } catch (e) {
-    if (e instanceof ApiError && e.code === "webhook_endpoint_not_found") return null;
-    throw e;
-  }
+  const list = await api<{ data: WebhookEndpoint[] }>("GET", WEBHOOK_ENDPOINTS);
+  return list.data[0] ?? null;
 }
 
 /** The new endpoint's signing secret, shown this once, with a copy button (never stored by the page). */

@@ -3,12 +3,17 @@ import { dirname, join } from "node:path";
 import type { QueryFn } from "../migrations";
 import { seedAccount, seedKeys } from "./seed";
 
-/** `.local/demo.json`: the demo account and its key secrets (the database keeps only SHA-256). */
+/**
+ * `.local/demo.json`: the demo account and its key secrets (the database keeps only SHA-256), and the stack's
+ * operator token (`ADMIN_TOKEN`, kept in `.local/admin-token` across starts) for the runbook's local commands.
+ */
 export interface DemoInfo {
   base_url: string;
   account_id: string;
   live_key: string;
   test_key: string;
+  /** Set by startStack once it knows the token; the seed alone leaves it out. */
+  admin_token?: string;
 }
 
 const DEMO_EMAIL = "demo@svc.local";

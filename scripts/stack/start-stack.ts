@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
+import { localAdminToken } from "./admin-token";
 import { startConsoleFakes } from "./console-fakes";
 import { creditDemo, type DemoInfo, ensureDemoAccount, retireDemo, takeDemo, writeDemo } from "./demo";
 import { startEdgeWorker } from "./edge-worker";
@@ -21,7 +22,8 @@ export const DEFAULT_READY_TIMEOUT_MS = 120_000;
 
 export interface StackOptions {
   /**
-   * Where data lives across restarts (`.local` for `npm start`); omit for an all-in-memory, throw-away stack.
+   * Where data lives across restarts (`.local` for `npm start`), the operator token included (`admin-token`,
+   * unless ADMIN_TOKEN is set); omit for an all-in-memory, throw-away stack with a random token.
    * Logs are appended to `logs/edge.jsonl` (the Worker) and `logs/gpu.jsonl` (the GPU worker) in it.
    */
   dataDir?: string;
@@ -29,7 +31,10 @@ export interface StackOptions {
   port?: number;
   /** Start the GPU worker (default true); false saves ~10 s and a core when a test needs no model. */
   gpu?: boolean;
-  /** Seed the demo account and write `demo.json` in dataDir (else a temp dir removed on stop) (default true). */
+  /**
+   * Seed the demo account and write `demo.json` in dataDir (else a temp dir removed on stop) (default true). Its
+   * test key is the canary's `CANARY_API_KEY` unless the environment names one.
+   */
   seed?: boolean;
   /** Extra Worker bindings (e.g. fakes' URLs); they override the stack's. */
   bindings?: Record<string, string>;
@@ -100,7 +105,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       previousDemo = takeDemo(demoFile);
     }
     const gpuSecret = process.env.GPU_SIGNING_SECRET || randomBytes(32).toString("hex");
-    const adminToken = process.env.ADMIN_TOKEN || randomBytes(32).toString("hex");
+    const adminToken = localAdminToken(dataDir);
     const wantGpu = opts.gpu !== false && existsSync(join(ROOT, "gpu-worker/src/main.ts"));
 
     const gpuPort = wantGpu ? await freePort() : 0;
@@ -154,6 +159,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const alerts = process.env.ALERT_WEBHOOK_URL ? undefined : await startFakeAlerts();
     if (alerts) stops.push(alerts.close);
 
+    // Seeded before the Worker starts: the canary's key defaults to the demo test key (issue 54).
+    const demo: DemoInfo | undefined = demoFile
+      ? await withNodeClient(services.env.DATABASE_URL, { wsProxy: services.env.NEON_WS_PROXY }, (q) =>
+          ensureDemoAccount(q, previousDemo, ""),
+        )
+      : undefined;
+    const canaryKey = process.env.CANARY_API_KEY || demo?.test_key;
+
     const env: Record<string, string> = {
       ENVIRONMENT: "local",
       ...services.env,
@@ -161,7 +174,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ...consoleFakes.bindings,
       ...stripe.bindings,
       ALERT_WEBHOOK_URL: alerts?.hookUrl ?? process.env.ALERT_WEBHOOK_URL ?? "",
-      ...(process.env.CANARY_API_KEY && { CANARY_API_KEY: process.env.CANARY_API_KEY }),
+      ...(canaryKey && { CANARY_API_KEY: canaryKey }),
       GPU_SIGNING_SECRET: gpuSecret,
       ADMIN_TOKEN: adminToken,
       ...(wantGpu ? { GPU_POOL_URLS: `http://127.0.0.1:${gpuPort}` } : {}),
@@ -184,12 +197,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       if (res.status !== 200) throw new Error(`status ${res.status}`);
     });
 
-    let demo: DemoInfo | undefined;
-    if (demoFile) {
-      demo = await withNodeClient(services.env.DATABASE_URL, { wsProxy: services.env.NEON_WS_PROXY }, (q) =>
-        ensureDemoAccount(q, previousDemo, worker.url),
-      );
-      const warning = await creditDemo(worker.url, adminToken, demo.account_id);
+    if (demo) {
+      Object.assign(demo, { base_url: worker.url, admin_token: env.ADMIN_TOKEN });
+      const warning = await creditDemo(worker.url, env.ADMIN_TOKEN!, demo.account_id);
       if (warning) warnings.push(warning);
     }
     const { worker: gpu, error: gpuError } = await gpuStart;

@@ -5,7 +5,14 @@ import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
-import { chromiumPath, launchChromium, signInCodeFromInbox } from "../support/browser";
+import { CONSOLE_PAGES } from "../../workers/pages/page-list";
+import {
+  chromiumPath,
+  launchChromium,
+  signInByEmailCode,
+  signInCodeFromInbox,
+  watchPageProblems,
+} from "../support/browser";
 import { readmeDecide } from "../support/decide-fixtures";
 
 const CHROMIUM = chromiumPath();
@@ -53,6 +60,32 @@ describe.skipIf(!CHROMIUM)(
       if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`) });
     };
     const url = (path: string) => `${stack.baseUrl}${path}`;
+
+    it("issue 54: 'no error in the browser's console on any page of a signed-in fresh account': every console page, no console error, page error or failed request", async () => {
+      const fresh = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const tab = await fresh.newPage();
+        await tab.goto(url("/console/sign-in"));
+        await signInByEmailCode(
+          tab,
+          stack.baseUrl,
+          stack.console!.emailUrl!,
+          `fresh-${Date.now()}@example.com`,
+        );
+        await tab.waitForLoadState("networkidle");
+        const seen = watchPageProblems(tab);
+        const pages = Object.entries(CONSOLE_PAGES).filter(([, p]) => p.page !== "sign-in");
+        expect(pages.length).toBeGreaterThanOrEqual(10);
+        for (const [path, { title }] of pages) {
+          await tab.goto(url(path), { waitUntil: "networkidle" });
+          await expect.poll(() => tab.locator("main h1").textContent()).toBe(title);
+          expect(await tab.locator("main .notice.error").count(), `an error notice on ${path}`).toBe(0);
+        }
+        expect(seen).toEqual([]);
+      } finally {
+        await fresh.close();
+      }
+    });
 
     it("sign in with the e-mailed code (keyboard only) → create a key → decide with it → see it in the usage chart → top up through Stripe's pay page → the balance grows → a plan checkout cancelled, a waiting list joined → revoke → the key gets 401 → playground → sign out → the identity provider signs in", async () => {
       const email = `browser-${Date.now()}@example.com`;

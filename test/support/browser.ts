@@ -45,3 +45,23 @@ export async function signInByEmailCode(
   await page.keyboard.press("Enter");
   await page.waitForURL(`${baseUrl}/console/`);
 }
+
+/**
+ * Everything a page reports as wrong from now on (issue 54): console errors, uncaught page errors, answers with
+ * an HTTP status ≥ 400 and requests that failed outright. The array fills as the page runs.
+ */
+export function watchPageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console error on ${page.url()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error on ${page.url()}: ${String(e)}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400)
+      problems.push(`${r.status()} for ${r.request().method()} ${r.url()} on ${page.url()}`);
+  });
+  page.on("requestfailed", (r) =>
+    problems.push(`request failed (${r.failure()?.errorText}): ${r.method()} ${r.url()} on ${page.url()}`),
+  );
+  return problems;
+}

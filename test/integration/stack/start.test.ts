@@ -12,14 +12,20 @@ describe("npm start (startStack), black-box over HTTP", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-start-test-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("answers /livez, seeds a demo account with a live and a test key, writes demo.json while it runs; data survives a restart", async () => {
+  it("answers /livez, seeds a demo account with a live and a test key, writes demo.json (with the local admin token) while it runs; data and token survive a restart", async () => {
     const first = await startStack({ dataDir, gpu: false });
-    let demo: { account_id: string; base_url: string; live_key: string; test_key: string };
+    let demo: {
+      account_id: string;
+      base_url: string;
+      live_key: string;
+      test_key: string;
+      admin_token: string;
+    };
     try {
       expect((await fetch(`${first.baseUrl}/livez`)).status).toBe(200);
       const file = join(dataDir, "demo.json");
       demo = JSON.parse(readFileSync(file, "utf8"));
-      expect(Object.keys(demo).sort()).toEqual(["account_id", "base_url", "live_key", "test_key"]);
+      expect(Object.keys(demo)).toEqual(["base_url", "account_id", "live_key", "test_key", "admin_token"]);
       expect(demo.base_url).toBe(first.baseUrl);
       expect(demo.account_id).toMatch(/^acc_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(demo.live_key).toMatch(KEY);
@@ -31,6 +37,15 @@ describe("npm start (startStack), black-box over HTTP", () => {
       });
       expect(key.status).toBe(200);
       expect(await key.json()).toMatchObject({ object: "key", mode: "test", account_id: demo.account_id });
+      // Issue 54: the operator token is random, kept in the data folder, and the one the Worker takes.
+      expect(demo.admin_token).toMatch(/^[0-9a-f]{64}$/);
+      expect(readFileSync(join(dataDir, "admin-token"), "utf8").trim()).toBe(demo.admin_token);
+      expect(first.env.ADMIN_TOKEN).toBe(demo.admin_token);
+      expect(first.env.CANARY_API_KEY).toBe(demo.test_key);
+      const alerts = await fetch(`${first.baseUrl}/internal/alerts`, {
+        headers: { authorization: `Bearer ${demo.admin_token}` },
+      });
+      expect(alerts.status).toBe(200);
     } finally {
       await first.stop();
     }
@@ -46,6 +61,7 @@ describe("npm start (startStack), black-box over HTTP", () => {
         account_id: demo.account_id,
         live_key: demo.live_key,
         test_key: demo.test_key,
+        admin_token: demo.admin_token, // "a stable local ADMIN_TOKEN" across restarts
       });
       const key = await fetch(`${second.baseUrl}/v1/key`, {
         headers: { authorization: `Bearer ${demo.live_key}` },

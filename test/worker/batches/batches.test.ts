@@ -489,6 +489,31 @@ describe("webhooks: signed like Stripe's, retried with backoff", () => {
     expect(got.secret).toBeNull();
   });
 
+  it("issue 54: the console's Settings page of a fresh account reads its endpoints without an error answer: GET /v1/console/webhook-endpoints is an empty list, then the one set (no secret); the single endpoint's 404 stays", async () => {
+    const s = await signIn();
+    const list = async () => {
+      const res = await consoleCall("GET", "/v1/console/webhook-endpoints", { cookie: s.cookie });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    expect(await list()).toEqual({ object: "list", data: [] });
+    await expectError(
+      await consoleCall("GET", "/v1/console/webhook-endpoint", { cookie: s.cookie }),
+      404,
+      "webhook_endpoint_not_found",
+    );
+    await consoleCall("POST", "/v1/console/webhook-endpoint", {
+      cookie: s.cookie,
+      csrf: s.csrf,
+      body: { url: "https://hooks.example.com/settings" },
+    });
+    expect(await list()).toMatchObject({
+      object: "list",
+      data: [{ object: "webhook_endpoint", url: "https://hooks.example.com/settings", secret: null }],
+    });
+    await expectError(await consoleCall("GET", "/v1/console/webhook-endpoints", {}), 401, "invalid_session");
+  });
+
   it("batch.cancelled is delivered signed `t=…,v1=HMAC(secret, t.body)`; a failed attempt is retried later", async () => {
     const a = await newAccount("test");
     const deps = runnerDeps(fixedCheckEngine(0.5));

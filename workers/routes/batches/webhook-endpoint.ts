@@ -1,5 +1,10 @@
 import { ulid } from "ulid";
-import { BATCH_EVENT_TYPES, SetWebhookEndpointWire, WebhookEndpoint } from "../../../schema/batches";
+import {
+  BATCH_EVENT_TYPES,
+  SetWebhookEndpointWire,
+  WebhookEndpoint,
+  WebhookEndpointList,
+} from "../../../schema/batches";
 import { consoleSecret } from "../../accounts/unavailable";
 import { checkWebhookUrl, webhookSecret } from "../../batches/webhooks";
 import { ApiError } from "../../errors";
@@ -43,6 +48,28 @@ const getWebhookEndpoint = endpoint(
       const e = await findWebhookEndpoint(c.var.db, c.var.session.accountId);
       if (!e) throw notFound();
       return c.json(endpointJson(e, null), 200);
+    });
+  },
+);
+
+/**
+ * GET /v1/console/webhook-endpoints: the account's endpoints, an empty list when none is set (issue 54: the
+ * Settings page of a fresh account asks without an error answer; GET /v1/console/webhook-endpoint keeps its 404).
+ */
+const listWebhookEndpoints = endpoint(
+  {
+    method: "get",
+    path: "/v1/console/webhook-endpoints",
+    operationId: "listConsoleWebhookEndpoints",
+    summary: "The account's webhook endpoints for batch events (none, or its one)",
+    auth: "session",
+    responses: { 200: jsonResponse("The endpoints (`secret` null: it is shown once).", WebhookEndpointList) },
+    errors: [],
+  },
+  function listWebhookEndpointsHandler(c) {
+    return guarded(async () => {
+      const e = await findWebhookEndpoint(c.var.db, c.var.session.accountId);
+      return c.json({ object: "list" as const, data: e ? [endpointJson(e, null)] : [] }, 200);
     });
   },
 );
@@ -94,6 +121,7 @@ const deleteWebhookEndpointRoute = endpoint(
 );
 
 export const WEBHOOK_ENDPOINTS: readonly Endpoint[] = [
+  listWebhookEndpoints,
   getWebhookEndpoint,
   setWebhookEndpointRoute,
   deleteWebhookEndpointRoute,
