@@ -3,7 +3,7 @@ import { EmailUnavailableError } from "../clients/email";
 import type { Services } from "../context/services";
 import { ApiError } from "../errors";
 import { logEvent } from "../observability/log";
-import { type AccountRow, findOrCreateAccountByEmail } from "../stores/accounts";
+import { type AccountRow, accountHasEmail, findOrCreateAccountByEmail } from "../stores/accounts";
 import { type CodeTries, consumeSignInCode, countCodeTry, putSignInCode } from "../stores/sign-in-codes";
 import { CODE_PATTERN, CODE_TTL_MS, codeHmac, generateCode, MAX_CODE_ATTEMPTS } from "./codes";
 import { orMaintenance } from "./unavailable";
@@ -12,7 +12,8 @@ type Deps = Pick<Services, "db" | "email" | "signInLimits">;
 
 /**
  * Sends a sign-in code: the network's and the address's hourly limits (429 `email_codes_per_hour`), the
- * service's budget of sign-in e-mails (429 `sign_in_emails_per_hour`), a fresh code stored only as its HMAC
+ * service's budget of sign-in e-mails (429 `sign_in_emails_per_hour`; part of it kept for addresses that
+ * already have an account), a fresh code stored only as its HMAC
  * (the address's earlier codes stay valid), then the e-mail. Returns the code's expiry.
  */
 export async function sendSignInCode(
@@ -24,7 +25,8 @@ export async function sendSignInCode(
 ): Promise<Date> {
   if (!deps.email.configured)
     throw new ApiError("maintenance", { message: "E-mail sign-in is not configured." });
-  await orMaintenance("sign-in limits", () => deps.signInLimits.emailCode(email, network));
+  const hasAccount = await orMaintenance("accounts", () => accountHasEmail(deps.db, email));
+  await orMaintenance("sign-in limits", () => deps.signInLimits.emailCode(email, network, hasAccount));
   const code = generateCode();
   const expiresAt = new Date(now + CODE_TTL_MS);
   await orMaintenance("sign-in codes", async () =>

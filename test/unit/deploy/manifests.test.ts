@@ -119,15 +119,18 @@ describe("NetworkPolicy of the GPU workers (issue 50 item 10: the ops port admit
     ports?: { port: string | number; protocol?: string }[];
   }
   const workerSet = find("StatefulSet", "svc-gpu-worker")!;
-  const podLabels = (workerSet.spec as { template: { metadata: { labels: Record<string, string> } } }).template
-    .metadata.labels;
+  const podLabels = (workerSet.spec as { template: { metadata: { labels: Record<string, string> } } })
+    .template.metadata.labels;
   const policies = docs.filter((d) => d.kind === "NetworkPolicy");
   const selecting = policies.filter((p) => {
-    const want = (p.spec as { podSelector?: { matchLabels?: Record<string, string> } }).podSelector?.matchLabels;
+    const want = (p.spec as { podSelector?: { matchLabels?: Record<string, string> } }).podSelector
+      ?.matchLabels;
     return want !== undefined && Object.entries(want).every(([k, v]) => podLabels[k] === v);
   });
   const rules = selecting.flatMap((p) => (p.spec as { ingress?: Rule[] }).ingress ?? []);
-  const ports = containersOf(workerSet)[0]! as Container & { ports: { name: string; containerPort: number }[] };
+  const ports = containersOf(workerSet)[0]! as Container & {
+    ports: { name: string; containerPort: number }[];
+  };
   const portOf = (name: string) => ports.ports.find((p) => p.name === name)!;
   const admits = (rule: Rule, name: string) =>
     (rule.ports ?? []).some((p) => p.port === name || p.port === portOf(name).containerPort);
@@ -152,7 +155,8 @@ describe("NetworkPolicy of the GPU workers (issue 50 item 10: the ops port admit
 
   it("the ops port (/metrics, /readyz, unsigned) admits only the Prometheus that the PodMonitor drives", () => {
     const monitor = find("PodMonitor", "svc-gpu-worker")!;
-    const scraped = (monitor.spec as { podMetricsEndpoints: { port: string }[] }).podMetricsEndpoints[0]!.port;
+    const scraped = (monitor.spec as { podMetricsEndpoints: { port: string }[] }).podMetricsEndpoints[0]!
+      .port;
     expect(scraped).toBe("ops");
     const opsRules = rules.filter((r) => admits(r, "ops"));
     expect(opsRules).toHaveLength(1);

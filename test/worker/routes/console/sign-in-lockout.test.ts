@@ -147,3 +147,38 @@ describe("issue 45 item 1: sign-in lock-out of a chosen address", () => {
     expect(lines).not.toContain(over);
   });
 });
+
+describe("issue 50: sign-in abuse, part two", () => {
+  it("item 9: 'keep part of the budget for addresses that already have an account': strangers' addresses from many networks use up their part, an account's owner still gets a code", async () => {
+    const budget = { prefix: `svc:test:budget:${crypto.randomUUID()}`, limit: 10, windowSeconds: 3600 };
+    const app = createApp((e) => ({
+      ...buildServices(e),
+      email: capture,
+      signInLimits: new SignInLimiter(redisAccess(e), { emailBudget: budget }),
+    }));
+    const send = (email: string) =>
+      app.request(
+        "https://svc.test/v1/console/auth/codes",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "cf-connecting-ip": randomIp() },
+          body: JSON.stringify({ email }),
+        },
+        { ...consoleEnv },
+      );
+    const owner = newEmail("owner");
+    await getSql(env).query("INSERT INTO accounts (id, email) VALUES ($1, $2)", [
+      `acc_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`,
+      owner,
+    ]);
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    // The attacker: addresses without an account, one network each, until the service refuses.
+    let accepted = 0;
+    for (let i = 0; i < 10; i++) if ((await send(newEmail("flood"))).status === 202) accepted++;
+    expect(accepted).toBe(7);
+    await expectError(await send(newEmail("flood")), 429, "sign_in_emails_per_hour");
+    // The reserve (30 %) is the account owners'.
+    expect((await send(owner)).status).toBe(202);
+    expect(sentEmails.some((m) => m.to === owner)).toBe(true);
+  });
+});
