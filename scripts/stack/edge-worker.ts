@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { buildConsole } from "../build-console";
+import { startClientAddressFront } from "./client-address";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -115,7 +116,10 @@ export function wranglerSettings(): {
   };
 }
 
-/** Bundles and starts the Worker on 127.0.0.1. */
+/**
+ * Bundles and starts the Worker on 127.0.0.1, behind a front that sets `cf-connecting-ip` from the socket (a
+ * client-sent one is dropped, as Cloudflare's edge does): the address the limits see is the connection's.
+ */
 export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWorker> {
   const script = await bundleWorker(opts.entry);
   const logFile = opts.logFile ?? process.env.SVC_EDGE_LOG_FILE;
@@ -127,9 +131,21 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
     r2Persist: opts.persistDir ? `${opts.persistDir}/r2` : false,
     bindings: opts.bindings,
     host: "127.0.0.1",
-    port: opts.port ?? 0,
+    port: 0,
     ...(logFile && { handleStructuredLogs: appendWorkerLogs(logFile) }),
   });
-  const url = (await mf.ready).toString().replace(/\/$/, "");
-  return { url, stop: () => mf.dispose() };
+  const inner = (await mf.ready).toString().replace(/\/$/, "");
+  const front = await startClientAddressFront(inner, { host: "127.0.0.1", port: opts.port ?? 0 }).catch(
+    async (error: unknown) => {
+      await mf.dispose();
+      throw error;
+    },
+  );
+  return {
+    url: front.url,
+    stop: async () => {
+      await front.close();
+      await mf.dispose();
+    },
+  };
 }

@@ -17,7 +17,24 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const services = await startServices({ databaseUrl: process.env.STACK_DATABASE_URL ?? "", upstashUrl: "" });
   const stripe = await startFakeStripe();
   const controlPort = await freePort();
+  // Issue 50 item 6: `/redirect?to=…` answers 307 to `to`; `/hits/<id>` counts the calls it gets (GET
+  // `/hits/<id>/count` reads it): where a webhook delivery would land if it followed a redirect.
+  const hits = new Map<string, number>();
   const control = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://control").pathname;
+    if (path === "/redirect") {
+      const to = new URL(req.url ?? "/", "http://control").searchParams.get("to") ?? "/";
+      req.resume();
+      res.writeHead(307, { location: to }).end();
+      return;
+    }
+    const hit = /^\/hits\/([\w-]+)(\/count)?$/.exec(path);
+    if (hit) {
+      req.resume();
+      if (!hit[2]) hits.set(hit[1]!, (hits.get(hit[1]!) ?? 0) + 1);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(hits.get(hit[1]!) ?? 0));
+      return;
+    }
     const action = req.method === "POST" ? req.url : undefined;
     const bridge = services.upstash;
     const run =

@@ -4,8 +4,13 @@ import { hmacHex } from "./secrets";
 export const CODE_DIGITS = 8;
 /** How long a code is valid. */
 export const CODE_TTL_MS = 10 * 60_000;
-/** Wrong tries after which a code is unusable (the 5th wrong try still answers `invalid_code`). */
+/** Wrong tries from one client network after which a code is unusable there (the 5th still answers `invalid_code`). */
 export const MAX_CODE_ATTEMPTS = 5;
+/**
+ * Tries at one code from all networks together after which it is dead for everyone (issue 50 item 4): an
+ * attacker with many networks gets 10 guesses at a code, not 5 per network; the owner asks for a new one.
+ */
+export const MAX_CODE_TRIES_ALL_NETWORKS = 10;
 
 const LIMIT = 10 ** CODE_DIGITS;
 // The largest multiple of 10^8 below 2^32: values at or above it are drawn again, so every code is equally likely.

@@ -3,16 +3,24 @@ import { EmailUnavailableError } from "../clients/email";
 import type { Services } from "../context/services";
 import { ApiError } from "../errors";
 import { logEvent } from "../observability/log";
-import { type AccountRow, findOrCreateAccountByEmail } from "../stores/accounts";
+import { type AccountRow, accountHasEmail, findOrCreateAccountByEmail } from "../stores/accounts";
 import { type CodeTries, consumeSignInCode, countCodeTry, putSignInCode } from "../stores/sign-in-codes";
-import { CODE_PATTERN, CODE_TTL_MS, codeHmac, generateCode, MAX_CODE_ATTEMPTS } from "./codes";
+import {
+  CODE_PATTERN,
+  CODE_TTL_MS,
+  codeHmac,
+  generateCode,
+  MAX_CODE_ATTEMPTS,
+  MAX_CODE_TRIES_ALL_NETWORKS,
+} from "./codes";
 import { orMaintenance } from "./unavailable";
 
 type Deps = Pick<Services, "db" | "email" | "signInLimits">;
 
 /**
  * Sends a sign-in code: the network's and the address's hourly limits (429 `email_codes_per_hour`), the
- * service's budget of sign-in e-mails (429 `sign_in_emails_per_hour`), a fresh code stored only as its HMAC
+ * service's budget of sign-in e-mails (429 `sign_in_emails_per_hour`; part of it kept for addresses that
+ * already have an account), a fresh code stored only as its HMAC
  * (the address's earlier codes stay valid), then the e-mail. Returns the code's expiry.
  */
 export async function sendSignInCode(
@@ -24,7 +32,8 @@ export async function sendSignInCode(
 ): Promise<Date> {
   if (!deps.email.configured)
     throw new ApiError("maintenance", { message: "E-mail sign-in is not configured." });
-  await orMaintenance("sign-in limits", () => deps.signInLimits.emailCode(email, network));
+  const hasAccount = await orMaintenance("accounts", () => accountHasEmail(deps.db, email));
+  await orMaintenance("sign-in limits", () => deps.signInLimits.emailCode(email, network, hasAccount));
   const code = generateCode();
   const expiresAt = new Date(now + CODE_TTL_MS);
   await orMaintenance("sign-in codes", async () =>
@@ -49,8 +58,9 @@ export async function sendSignInCode(
  * limit (429 `sign_in_tries_per_network`); then every try counts against each live code of the address for
  * the asking network, atomically: a wrong or expired code → 401 `invalid_code` (a code's 5th wrong try from a
  * network too); a code tried more than 5 times from the network is unusable there → 401
- * `code_attempts_exceeded`, even with the right digits, while other networks (its owner's) keep their tries.
- * A right code works once.
+ * `code_attempts_exceeded`, even with the right digits, while other networks (its owner's) keep their tries;
+ * but a code tried more than 10 times from all networks together is dead for every network (issue 50: many
+ * networks do not buy many guesses). A right code works once.
  */
 export async function verifySignInCode(
   deps: Pick<Services, "db" | "signInLimits">,
@@ -67,13 +77,14 @@ export async function verifySignInCode(
   if (codes.length === 0) throw wrong();
   const wellFormed = CODE_PATTERN.test(code);
   const sent = await codeHmac(secret, email, wellFormed ? code : "-");
+  const dead = (c: CodeTries) => c.tries > MAX_CODE_ATTEMPTS || c.allTries > MAX_CODE_TRIES_ALL_NETWORKS;
   let match: CodeTries | undefined;
   for (const c of codes) if (constantTimeEqual(sent, c.codeHmac) && wellFormed) match = c;
   if (!match) {
-    if (codes.every((c) => c.tries > MAX_CODE_ATTEMPTS)) throw exceeded();
+    if (codes.every(dead)) throw exceeded();
     throw wrong();
   }
-  if (match.tries > MAX_CODE_ATTEMPTS) throw exceeded();
+  if (dead(match)) throw exceeded();
   if (!(await orMaintenance("sign-in codes", () => consumeSignInCode(deps.db, email, sent)))) throw wrong();
   await orMaintenance("sign-in limits", () => deps.signInLimits.codeTrySucceeded(network));
   const { account } = await orMaintenance("accounts", () => findOrCreateAccountByEmail(deps.db, email));

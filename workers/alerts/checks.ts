@@ -84,7 +84,7 @@ export async function postgresChecks(db: Database, t: Thresholds): Promise<Check
         stripe >= t.stripeSignatureFailures
           ? one(
               "stripe_signature_failures",
-              `${stripe} Stripe webhook(s) with a bad signature over ${t.windowMinutes} min`,
+              `${stripe} Stripe webhook(s) from Stripe's addresses with a bad signature over ${t.windowMinutes} min`,
             )
           : [],
     },

@@ -1,6 +1,5 @@
 import { WEBHOOK_SIGNATURE_HEADER } from "../../schema/batches";
 import { hmacHex } from "../../schema/signing";
-import { ApiError } from "../errors";
 import { logEvent } from "../observability/log";
 import { batchProgress } from "../stores/batch-runs";
 import type { Database } from "../stores/db";
@@ -27,32 +26,7 @@ export async function signatureHeader(secret: string, body: string, at: number):
   return `t=${t},v1=${await hmacHex(secret, `${t}.${body}`)}`;
 }
 
-const PRIVATE_HOST =
-  /^(localhost|127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.|0\.|\[?::1?\]?$|\[?::ffff:|\[?f[cd][0-9a-f]{2}:|\[?fe80:)/i;
-
-/**
- * An endpoint URL: https only, and never a loopback, private or link-local host (the service must not be made to
- * call its own network). Local stacks and tests may use http on 127.0.0.1 / localhost.
- */
-export function checkWebhookUrl(value: string, environment: string | undefined): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ApiError("invalid_value", { param: "url", message: "`url` must be an absolute https URL." });
-  }
-  const local = environment === "local" || environment === "test";
-  const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost";
-  if (local && loopback && (url.protocol === "http:" || url.protocol === "https:")) return url.toString();
-  if (url.protocol !== "https:")
-    throw new ApiError("invalid_value", { param: "url", message: "`url` must use https." });
-  if (PRIVATE_HOST.test(url.hostname) || url.username || url.password)
-    throw new ApiError("invalid_value", {
-      param: "url",
-      message: "`url` must be a public host, without credentials.",
-    });
-  return url.toString();
-}
+export { checkWebhookUrl } from "./webhook-url";
 
 export interface DeliveryDeps {
   db: Database;
@@ -64,7 +38,7 @@ export interface DeliveryDeps {
 
 /**
  * Sends the account's due events to its endpoint, each signed, once at a time; a 2xx delivers it, anything else
- * (or no answer within 10 s) retries it with backoff for a day after the event. Returns how many were sent.
+ * (a redirect too: never followed; or no answer within 10 s) retries it with backoff for a day after the event. Returns how many were sent.
  */
 export async function deliverDueEvents(deps: DeliveryDeps, accountId: string): Promise<number> {
   const due = await dueDeliveries(deps.db, accountId, 20);
@@ -115,6 +89,9 @@ export async function deliverDueEvents(deps: DeliveryDeps, accountId: string): P
           [WEBHOOK_SIGNATURE_HEADER]: await signatureHeader(secret, payload, clock()),
         },
         body: payload,
+        // A 3xx is a failed delivery: following it would let an endpoint send the service anywhere, past
+        // the URL check (issue 50 item 6).
+        redirect: "manual",
         signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       });
       status = res.status;

@@ -32,3 +32,27 @@ export function stripeClient(env: StripeEnv): Stripe | null {
       : {}),
   });
 }
+
+/**
+ * The addresses Stripe sends webhook events from (https://stripe.com/files/ips/ips_webhooks.json, 15 addresses
+ * as of 2026-05; Stripe announces changes 7 days ahead on its api-announce list). A bad signature from one of
+ * them means the signing secret no longer matches: what the `stripe_signature_failures` alert is for. Anyone
+ * else's bad signature is noise an attacker can make at will (docs/decisions.md).
+ */
+export const STRIPE_WEBHOOK_IPS: readonly string[] = [
+  "3.18.12.63",
+  "3.69.109.8",
+  "3.120.168.93",
+  "3.130.192.231",
+  "13.235.14.237",
+  "13.235.122.149",
+  "18.211.135.69",
+  "35.154.171.200",
+  "35.157.207.129",
+  "52.15.183.38",
+  "54.88.130.119",
+  "54.88.130.237",
+  "54.187.174.169",
+  "54.187.205.235",
+  "54.187.216.72",
+];

@@ -19,13 +19,17 @@ export const EMAIL_CODES_PER_NETWORK: WindowLimit = {
 };
 /**
  * Ours (docs/decisions.md): the whole service sends at most 1,000 sign-in e-mails an hour, whoever asks; past
- * it → 429 `sign_in_emails_per_hour` and an operator alert in the logs.
+ * it → 429 `sign_in_emails_per_hour` and an operator alert in the logs. Addresses without an account may use
+ * only the first 70 % of it (`ACCOUNT_RESERVE_SHARE`): a flood of strangers' addresses cannot stop the owners
+ * of existing accounts from signing in (issue 50 item 9).
  */
 export const SIGN_IN_EMAIL_BUDGET: WindowLimit = {
   prefix: "svc:rl:codes:all",
   limit: 1000,
   windowSeconds: HOUR,
 };
+/** The share of the hourly e-mail budget kept for addresses that already have an account. */
+export const ACCOUNT_RESERVE_SHARE = 0.3;
 /**
  * Ours (docs/decisions.md): code tries (POST /v1/console/sessions) per client network: 20 without a wait, then
  * 30 s, 60 s, 2 min… doubling up to an hour; a right code gives its try back.
@@ -65,8 +69,10 @@ export class SignInLimiter {
   /**
    * One e-mailed code: the network's window, then the address's → 429 `email_codes_per_hour`; then the
    * service's hourly budget → 429 `sign_in_emails_per_hour`, with an operator alert (once a minute per isolate).
+   * An address without an account (`hasAccount` false) first takes from the open part of the budget (all but
+   * `ACCOUNT_RESERVE_SHARE`), so the rest stays for the owners of existing accounts.
    */
-  async emailCode(address: string, network: string): Promise<void> {
+  async emailCode(address: string, network: string, hasAccount: boolean): Promise<void> {
     for (const [w, id] of [
       [EMAIL_CODES_PER_NETWORK, network],
       [EMAIL_CODES_PER_ADDRESS, address],
@@ -78,7 +84,12 @@ export class SignInLimiter {
           message: "Too many sign-in codes were asked; try again later.",
         });
     }
-    const budget = await takeFromWindow(this.redis, this.emailBudget, "all");
+    const open: WindowLimit = {
+      ...this.emailBudget,
+      limit: this.emailBudget.limit - Math.floor(this.emailBudget.limit * ACCOUNT_RESERVE_SHARE),
+    };
+    const part = hasAccount ? null : await takeFromWindow(this.redis, open, "new");
+    const budget = part && !part.success ? part : await takeFromWindow(this.redis, this.emailBudget, "all");
     if (budget.success) return;
     const retryAfter = waitSeconds(budget.resetAt, this.emailBudget.windowSeconds);
     if (Date.now() - this.alertedAt >= 60_000) {
@@ -86,6 +97,7 @@ export class SignInLimiter {
       logEvent("error", "sign_in_email_budget_used_up", {
         alert: true,
         limit_per_hour: this.emailBudget.limit,
+        part: budget === part ? "addresses_without_account" : "all",
         retry_after_s: retryAfter,
       });
     }

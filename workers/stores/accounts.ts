@@ -52,6 +52,14 @@ export async function findOrCreateAccountByEmail(
   return { account: toAccount(rows[0]), created: false };
 }
 
+/** True when an account has this (lower-cased) address. */
+export async function accountHasEmail(db: Database, email: string): Promise<boolean> {
+  const rows = (await db
+    .sql()
+    .query("SELECT 1 FROM accounts WHERE lower(email) = $1 LIMIT 1", [email])) as unknown[];
+  return rows.length > 0;
+}
+
 /** One account by id, or null. */
 export async function getAccount(db: Database, id: string): Promise<AccountRow | null> {
   const rows = (await db.sql().query(`SELECT ${COLUMNS} FROM accounts WHERE id = $1`, [id])) as Record<

@@ -14,26 +14,39 @@ export async function putSignInCode(
   );
 }
 
-/** One live code of an address and how many tries the asking client network has made against it. */
+/** One live code of an address: how many tries the asking client network made at it, and all networks. */
 export interface CodeTries {
   codeHmac: string;
   tries: number;
+  /** Tries at the code from every network, this one included. */
+  allTries: number;
 }
 
 /**
  * Counts one try from `network` against every unexpired code of the address, atomically (parallel tries
- * cannot get more than their share): each code's stored HMAC with that network's tries, this one included.
- * Empty when the address has no live code.
+ * cannot get more than their share): the code's own count of every network's tries (its row locked while it
+ * moves) and the network's count. Each code's stored HMAC with both counts, this try included. Empty when the
+ * address has no live code.
  */
 export async function countCodeTry(db: Database, email: string, network: string): Promise<CodeTries[]> {
   const rows = (await db.sql().query(
-    `INSERT INTO sign_in_code_tries (email, code_hmac, network, tries)
-     SELECT email, code_hmac, $2, 1 FROM sign_in_codes WHERE email = $1 AND expires_at > now() FOR KEY SHARE
-     ON CONFLICT (email, code_hmac, network) DO UPDATE SET tries = sign_in_code_tries.tries + 1
-     RETURNING code_hmac, tries`,
+    `WITH code AS (
+       UPDATE sign_in_codes SET tries = tries + 1 WHERE email = $1 AND expires_at > now()
+       RETURNING email, code_hmac, tries
+     ), net AS (
+       INSERT INTO sign_in_code_tries (email, code_hmac, network, tries)
+       SELECT email, code_hmac, $2, 1 FROM code
+       ON CONFLICT (email, code_hmac, network) DO UPDATE SET tries = sign_in_code_tries.tries + 1
+       RETURNING code_hmac, tries
+     )
+     SELECT net.code_hmac, net.tries, code.tries AS all_tries FROM net JOIN code USING (code_hmac)`,
     [email, network],
   )) as Record<string, unknown>[];
-  return rows.map((r) => ({ codeHmac: String(r.code_hmac), tries: Number(r.tries) }));
+  return rows.map((r) => ({
+    codeHmac: String(r.code_hmac),
+    tries: Number(r.tries),
+    allTries: Number(r.all_tries),
+  }));
 }
 
 /** Uses the code up (single use): true for exactly one caller. Its tries go with it. */

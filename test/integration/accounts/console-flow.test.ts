@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
 import { type FakeEmail, startFakeEmail } from "../../../scripts/stack/fake-email";
 import { type FakeIdp, startFakeIdp } from "../../../scripts/stack/fake-idp";
+import { fetchFrom, loopbackNetwork } from "../../support/loopback-source";
 import { ADMIN_TOKEN, type StandInGpu, startEdge, startStandInGpu } from "../../support/money-harness";
 import { withStackDb } from "../../support/stack-db";
 
@@ -36,16 +37,17 @@ afterAll(async () => {
   await Promise.all([gpu?.close(), email?.close(), idp?.close()]);
 });
 
-const ip = () => `198.51.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+// The file's own client network: a loopback source address of its own (the front reads the socket, not a header).
+const fromNetwork = fetchFrom(loopbackNetwork());
 
 async function call(
   method: string,
   path: string,
   o: { body?: unknown; headers?: Record<string, string> } = {},
 ) {
-  const headers: Record<string, string> = { "cf-connecting-ip": ip(), ...o.headers };
+  const headers: Record<string, string> = { ...o.headers };
   if (o.body !== undefined) headers["content-type"] = "application/json";
-  return fetch(`${edge.url}${path}`, {
+  return fromNetwork(`${edge.url}${path}`, {
     method,
     headers,
     body: o.body === undefined ? undefined : JSON.stringify(o.body),

@@ -54,7 +54,7 @@ async function call(
   path: string,
   o: { body?: unknown; headers?: Record<string, string> } = {},
 ) {
-  const headers: Record<string, string> = { "cf-connecting-ip": "198.51.100.43", ...o.headers };
+  const headers: Record<string, string> = { ...o.headers };
   if (o.body !== undefined) headers["content-type"] = "application/json";
   return fetch(`${edge!.url}${path}`, {
     method,

@@ -108,6 +108,80 @@ describe("Kubernetes manifests (deploy/gpu-worker)", () => {
   });
 });
 
+describe("NetworkPolicy of the GPU workers (issue 50 item 10: the ops port admits only the metrics scraper)", () => {
+  interface Peer {
+    podSelector?: { matchLabels?: Record<string, string> };
+    namespaceSelector?: { matchLabels?: Record<string, string> };
+    ipBlock?: unknown;
+  }
+  interface Rule {
+    from?: Peer[];
+    ports?: { port: string | number; protocol?: string }[];
+  }
+  const workerSet = find("StatefulSet", "svc-gpu-worker")!;
+  const podLabels = (workerSet.spec as { template: { metadata: { labels: Record<string, string> } } })
+    .template.metadata.labels;
+  const policies = docs.filter((d) => d.kind === "NetworkPolicy");
+  const selecting = policies.filter((p) => {
+    const want = (p.spec as { podSelector?: { matchLabels?: Record<string, string> } }).podSelector
+      ?.matchLabels;
+    return want !== undefined && Object.entries(want).every(([k, v]) => podLabels[k] === v);
+  });
+  const rules = selecting.flatMap((p) => (p.spec as { ingress?: Rule[] }).ingress ?? []);
+  const ports = containersOf(workerSet)[0]! as Container & {
+    ports: { name: string; containerPort: number }[];
+  };
+  const portOf = (name: string) => ports.ports.find((p) => p.name === name)!;
+  const admits = (rule: Rule, name: string) =>
+    (rule.ports ?? []).some((p) => p.port === name || p.port === portOf(name).containerPort);
+
+  it("selects the worker pods, in their namespace, and restricts their ingress", () => {
+    expect(selecting).toHaveLength(1);
+    expect(selecting[0]!.metadata?.namespace).toBe(workerSet.metadata?.namespace);
+    expect((selecting[0]!.spec as { policyTypes: string[] }).policyTypes).toContain("Ingress");
+  });
+
+  it("every rule names its ports and its sources (an empty `from` or `ports` would admit everyone)", () => {
+    expect(rules.length).toBeGreaterThan(0);
+    for (const r of rules) {
+      expect(r.ports?.length).toBeGreaterThan(0);
+      expect(r.from?.length).toBeGreaterThan(0);
+      for (const peer of r.from ?? []) {
+        expect(peer.ipBlock).toBeUndefined();
+        expect(Object.keys(peer.podSelector?.matchLabels ?? {}).length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("the ops port (/metrics, /readyz, unsigned) admits only the Prometheus that the PodMonitor drives", () => {
+    const monitor = find("PodMonitor", "svc-gpu-worker")!;
+    const scraped = (monitor.spec as { podMetricsEndpoints: { port: string }[] }).podMetricsEndpoints[0]!
+      .port;
+    expect(scraped).toBe("ops");
+    const opsRules = rules.filter((r) => admits(r, "ops"));
+    expect(opsRules).toHaveLength(1);
+    const prometheusNamespace = /prometheus-operated\.([a-z0-9-]+)\.svc/.exec(
+      JSON.stringify(find("ScaledObject", "svc-gpu-worker")!.spec),
+    )?.[1];
+    expect(opsRules[0]!.from).toEqual([
+      {
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": prometheusNamespace } },
+        podSelector: { matchLabels: { "app.kubernetes.io/name": "prometheus" } },
+      },
+    ]);
+    expect(admits(opsRules[0]!, "http")).toBe(false);
+  });
+
+  it("the public port admits only the gateway's pods", () => {
+    const gateway = find("Deployment", "svc-gpu-gateway")!;
+    const gatewayLabels = (gateway.spec as { template: { metadata: { labels: Record<string, string> } } })
+      .template.metadata.labels;
+    const httpRules = rules.filter((r) => admits(r, "http"));
+    expect(httpRules).toHaveLength(1);
+    expect(httpRules[0]!.from).toEqual([{ podSelector: { matchLabels: gatewayLabels } }]);
+  });
+});
+
 describe("gpu-worker/Dockerfile", () => {
   const dockerfile = readFileSync(join(ROOT, "gpu-worker/Dockerfile"), "utf8");
   /** Every `ENV NAME=value` the image sets. */

@@ -10,6 +10,7 @@ import {
 } from "cloudflare:test";
 import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
+import { STRIPE_WEBHOOK_IPS } from "../../../workers/clients/stripe";
 import type { Env } from "../../../workers/env";
 import worker, { CRONS } from "../../../workers/index";
 import { ledgerStub } from "../../../workers/ledger/stub";
@@ -96,11 +97,15 @@ describe("operator alerts (worker tier)", () => {
     expect(all[0]).toMatchObject({ state: "resolved", notified: "resolved" });
   });
 
-  it("'Stripe webhook signature failures': three bad signatures open the alert; once they age out of the 5-minute window it resolves", async () => {
+  it("'Stripe webhook signature failures': three bad signatures from Stripe's own webhook addresses open the alert; once they age out of the 5-minute window it resolves", async () => {
     for (let i = 0; i < 3; i++) {
       const res = await SELF.fetch(`${BASE}/v1/webhooks/stripe`, {
         method: "POST",
-        headers: { "stripe-signature": "t=1,v1=00", "content-type": "application/json" },
+        headers: {
+          "stripe-signature": "t=1,v1=00",
+          "content-type": "application/json",
+          "cf-connecting-ip": STRIPE_WEBHOOK_IPS[i]!,
+        },
         body: "{}",
       });
       expect(res.status).toBe(400);

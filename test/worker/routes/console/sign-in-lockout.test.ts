@@ -147,3 +147,65 @@ describe("issue 45 item 1: sign-in lock-out of a chosen address", () => {
     expect(lines).not.toContain(over);
   });
 });
+
+describe("issue 50: sign-in abuse, part two", () => {
+  it("item 4: 'a cap per code across all networks (the code dies; the owner asks for a new one)': 10 wrong tries from 10 networks, then even the right digits from an 11th network are refused", async () => {
+    const email = newEmail("spread");
+    await sendCode(email, randomIp());
+    const code = lastCode(email);
+    for (let i = 0; i < 10; i++)
+      await expectError(await createSession(email, wrongCode(code), randomIp()), 401, "invalid_code");
+    await expectError(await createSession(email, code, randomIp()), 401, "code_attempts_exceeded");
+    // The owner asks for a new code, which has its own tries.
+    await sendCode(email, randomIp());
+    expect((await createSession(email, lastCode(email), randomIp())).status).toBe(201);
+  });
+
+  it("item 4: the cap holds for parallel tries: 30 networks at once get exactly 10 guesses at the code", async () => {
+    const email = newEmail("burst");
+    await sendCode(email, randomIp());
+    const code = lastCode(email);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const res = await createSession(email, wrongCode(code), randomIp());
+        return ((await res.json()) as { error: { code: string } }).error.code;
+      }),
+    );
+    expect(answers.filter((a) => a === "invalid_code")).toHaveLength(10);
+    expect(answers.filter((a) => a === "code_attempts_exceeded")).toHaveLength(20);
+    await expectError(await createSession(email, code, randomIp()), 401, "code_attempts_exceeded");
+  });
+
+  it("item 9: 'keep part of the budget for addresses that already have an account': strangers' addresses from many networks use up their part, an account's owner still gets a code", async () => {
+    const budget = { prefix: `svc:test:budget:${crypto.randomUUID()}`, limit: 10, windowSeconds: 3600 };
+    const app = createApp((e) => ({
+      ...buildServices(e),
+      email: capture,
+      signInLimits: new SignInLimiter(redisAccess(e), { emailBudget: budget }),
+    }));
+    const send = (email: string) =>
+      app.request(
+        "https://svc.test/v1/console/auth/codes",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "cf-connecting-ip": randomIp() },
+          body: JSON.stringify({ email }),
+        },
+        { ...consoleEnv },
+      );
+    const owner = newEmail("owner");
+    await getSql(env).query("INSERT INTO accounts (id, email) VALUES ($1, $2)", [
+      `acc_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`,
+      owner,
+    ]);
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    // The attacker: addresses without an account, one network each, until the service refuses.
+    let accepted = 0;
+    for (let i = 0; i < 10; i++) if ((await send(newEmail("flood"))).status === 202) accepted++;
+    expect(accepted).toBe(7);
+    await expectError(await send(newEmail("flood")), 429, "sign_in_emails_per_hour");
+    // The reserve (30 %) is the account owners'.
+    expect((await send(owner)).status).toBe(202);
+    expect(sentEmails.some((m) => m.to === owner)).toBe(true);
+  });
+});

@@ -14,7 +14,7 @@ export const sendSignInCodeRoute = endpoint(
     operationId: "sendSignInCode",
     summary: "E-mail a console sign-in code",
     description:
-      "Sends an 8-digit code, valid 10 minutes, once; codes sent earlier stay valid. At most 5 codes an hour per address and 30 per client network (IPv4 /24, IPv6 /48) → 429 `email_codes_per_hour`; the service sends at most 1,000 sign-in e-mails an hour → 429 `sign_in_emails_per_hour`.",
+      "Sends an 8-digit code, valid 10 minutes, once; codes sent earlier stay valid. At most 5 codes an hour per address and 30 per client network (IPv4 /24, IPv6 /48) → 429 `email_codes_per_hour`; the service sends at most 1,000 sign-in e-mails an hour, 300 of them kept for addresses that already have an account → 429 `sign_in_emails_per_hour`.",
     auth: "console-open",
     responses: { 202: jsonResponse("The code was sent.", SignInCodeObject) },
     errors: [...BODY_ERRORS, "email_codes_per_hour", "sign_in_emails_per_hour"],

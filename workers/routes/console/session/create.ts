@@ -19,7 +19,7 @@ export const createSession = endpoint(
     operationId: "createSession",
     summary: "Sign in with an e-mailed code",
     description:
-      "A wrong or expired code → 401 `invalid_code` (the 5th wrong try from a client network too); from then on the code is unusable from that network → 401 `code_attempts_exceeded`. Tries per client network (IPv4 /24, IPv6 /48): 20, then each waits twice as long (30 s up to an hour) → 429 `sign_in_tries_per_network`. Sets `__Host-svc_session` and returns `csrf_token`.",
+      "A wrong or expired code → 401 `invalid_code` (the 5th wrong try from a client network too); from then on the code is unusable from that network → 401 `code_attempts_exceeded`, and after 10 tries from all networks together it is unusable everywhere (ask for a new code). Tries per client network (IPv4 /24, IPv6 /48): 20, then each waits twice as long (30 s up to an hour) → 429 `sign_in_tries_per_network`. Sets `__Host-svc_session` and returns `csrf_token`.",
     auth: "console-open",
     responses: { 201: jsonResponse("Signed in; the session cookie is set.", ConsoleSessionObject) },
     errors: [
