@@ -135,15 +135,15 @@ export function apiAndConsole<Caller>(
     auth: shared.method === "get" ? "session" : "session+csrf",
     request: { ...shared.request, ...consoleRequest },
   };
-  const console = endpoint(consoleDecl, function consoleTwinHandler(c) {
+  const twin = endpoint(consoleDecl, function consoleTwinHandler(c) {
     return callers.guard(() => serve(c, callers.console(c)));
   });
-  return [api, console];
+  return [api, twin];
 }
 
 /** Twins listed as the API-key operations first, then their console twins (the document's order of paths). */
 export function apisThenConsoles(twins: readonly (readonly [Endpoint, Endpoint])[]): Endpoint[] {
-  return [...twins.map(([api]) => api), ...twins.map(([, console]) => console)];
+  return [...twins.map(([api]) => api), ...twins.map(([, twin]) => twin)];
 }
 
 /** Puts the route's operation id on the context first, so the request line names it even on a 401. */
