@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import {
   BATCH_ID_PATTERN,
   Batch,
@@ -19,11 +18,11 @@ import {
   getBatch,
   listBatches,
 } from "../../batches/service";
-import type { AppEnv } from "../../context/app-env";
 import { declaredLength } from "../../http/body";
 import { checkBatchContentType } from "../../http/content-type";
 import { IDEMPOTENCY_KEY_MAX } from "../../http/front-door";
 import { pageQuery } from "../../http/list-query";
+import { pathId } from "../../http/path-id";
 import { validateTokenHeader } from "../../http/token-header";
 import { apiAndConsole, type Endpoint } from "../define";
 import { jsonResponse } from "../responses";
@@ -43,7 +42,6 @@ const jsonlBody = {
   },
 };
 const NOT_FOUND: readonly ErrorCode[] = ["batch_not_found", "invalid_value"];
-const idOf = (c: Context<AppEnv>) => c.req.param("id") ?? "";
 
 /**
  * Batches (issue 42): each API-key operation (scope `decide`, live or test) beside its console twin (the
@@ -104,7 +102,7 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
     },
     BATCH_CALLERS,
     async function getBatchHandler(c, owner) {
-      return c.json(batchJson(await getBatch(batchDeps(c), owner, idOf(c))), 200);
+      return c.json(batchJson(await getBatch(batchDeps(c), owner, pathId(c))), 200);
     },
   ),
   ...apiAndConsole(
@@ -119,7 +117,7 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
     },
     BATCH_CALLERS,
     async function cancelBatchHandler(c, owner) {
-      return c.json(batchJson(await cancelBatch(batchDeps(c), owner, idOf(c))), 200);
+      return c.json(batchJson(await cancelBatch(batchDeps(c), owner, pathId(c))), 200);
     },
   ),
   ...apiAndConsole(
@@ -134,7 +132,7 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
     },
     BATCH_CALLERS,
     async function deleteBatchHandler(c, owner) {
-      const id = await deleteBatch(batchDeps(c), owner, idOf(c));
+      const id = await deleteBatch(batchDeps(c), owner, pathId(c));
       return c.json({ id, object: "batch" as const, deleted: true as const }, 200);
     },
   ),
@@ -156,7 +154,7 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
     },
     BATCH_CALLERS,
     async function getBatchResultsHandler(c, owner) {
-      const results = await batchResults(batchDeps(c), owner, idOf(c));
+      const results = await batchResults(batchDeps(c), owner, pathId(c));
       c.header("content-type", "application/jsonl; charset=utf-8");
       c.header("cache-control", "no-store");
       return c.body(results, 200);

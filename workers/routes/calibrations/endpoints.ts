@@ -22,6 +22,7 @@ import {
 import type { AppEnv } from "../../context/app-env";
 import { patternRule, readConsoleBody } from "../../http/console-body";
 import { pageQuery } from "../../http/list-query";
+import { pathId } from "../../http/path-id";
 import { apiAndConsole, apisThenConsoles, type Endpoint } from "../define";
 import { jsonResponse, jsonText } from "../responses";
 import { CALIBRATION_CALLERS, CREATE_ERRORS, LIST_ERRORS, PREVIEW_ERRORS } from "./owners";
@@ -38,7 +39,6 @@ async function readFitBody(c: Context<AppEnv>): Promise<CalibrationInput> {
 const fitBody = {
   body: { required: true, content: { "application/json": { schema: CreateCalibrationWire } } },
 };
-const idOf = (c: Context<AppEnv>) => c.req.param("id") ?? "";
 
 /** Calibrations (issue 44): any key of the account with `decide`, live or test, then their console twins. */
 export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
@@ -108,7 +108,7 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
     },
     CALIBRATION_CALLERS,
     async function getCalibrationHandler(c, accountId) {
-      return jsonText(c, calibrationJson(await getCalibration(c.var, accountId, idOf(c))), 200);
+      return jsonText(c, calibrationJson(await getCalibration(c.var, accountId, pathId(c))), 200);
     },
   ),
   apiAndConsole(
@@ -123,7 +123,7 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
     },
     CALIBRATION_CALLERS,
     async function deleteCalibrationHandler(c, accountId) {
-      return jsonText(c, calibrationJson(await deleteCalibration(c.var, accountId, idOf(c))), 200);
+      return jsonText(c, calibrationJson(await deleteCalibration(c.var, accountId, pathId(c))), 200);
     },
   ),
 ]);

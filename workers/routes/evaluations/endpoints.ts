@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 import {
   CreateEvaluationWire,
   DeletedEvaluation,
@@ -10,7 +9,6 @@ import {
   EvaluationListQuery,
   EvaluationPathParams,
 } from "../../../schema/evaluations";
-import type { AppEnv } from "../../context/app-env";
 import { evaluationJson, itemListJson } from "../../evaluations/json";
 import {
   cancelEvaluation,
@@ -25,12 +23,12 @@ import { readBodyLimited } from "../../http/body";
 import { checkContentType } from "../../http/content-type";
 import { intParam, pageQuery, queryOf } from "../../http/list-query";
 import { parseJsonBody } from "../../http/parse-json";
+import { pathId } from "../../http/path-id";
 import { apiAndConsole, apisThenConsoles, type Endpoint } from "../define";
 import { jsonResponse, jsonText } from "../responses";
 import { CREATE_ERRORS, EVALUATION_CALLERS, evaluationDeps, LIST_ERRORS } from "./owners";
 
 const byId = { params: EvaluationPathParams };
-const idOf = (c: Context<AppEnv>) => c.req.param("id") ?? "";
 
 /** Evaluations (issue 31): the API-key operations (test keys only), then their console twins. */
 export const EVALUATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
@@ -87,7 +85,7 @@ export const EVALUATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
     },
     EVALUATION_CALLERS,
     async function getEvaluationHandler(c, owner) {
-      return c.json(evaluationJson(await getEvaluation(evaluationDeps(c), owner, idOf(c))), 200);
+      return c.json(evaluationJson(await getEvaluation(evaluationDeps(c), owner, pathId(c))), 200);
     },
   ),
   apiAndConsole(
@@ -102,7 +100,7 @@ export const EVALUATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
     },
     EVALUATION_CALLERS,
     async function cancelEvaluationHandler(c, owner) {
-      return c.json(evaluationJson(await cancelEvaluation(evaluationDeps(c), owner, idOf(c))), 200);
+      return c.json(evaluationJson(await cancelEvaluation(evaluationDeps(c), owner, pathId(c))), 200);
     },
   ),
   apiAndConsole(
@@ -117,7 +115,7 @@ export const EVALUATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
     },
     EVALUATION_CALLERS,
     async function deleteEvaluationHandler(c, owner) {
-      const id = await deleteEvaluation(evaluationDeps(c), owner, idOf(c));
+      const id = await deleteEvaluation(evaluationDeps(c), owner, pathId(c));
       return c.json({ id, object: "evaluation" as const, deleted: true as const }, 200);
     },
   ),
@@ -137,7 +135,7 @@ export const EVALUATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
       const q = queryOf(c, ["limit", "starting_after"]);
       const limit = intParam(q, "limit", 1, 1000, 100);
       const after = intParam(q, "starting_after", 0, 999_999, -1);
-      const page = await listEvaluationItems(evaluationDeps(c), owner, idOf(c), { limit, after });
+      const page = await listEvaluationItems(evaluationDeps(c), owner, pathId(c), { limit, after });
       return jsonText(c, itemListJson(page.data, page.hasMore), 200);
     },
   ),
