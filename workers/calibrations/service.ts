@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 import { ulid } from "ulid";
 import {
   CALIBRATION_ID_PATTERN,
@@ -6,54 +5,21 @@ import {
   MIN_CHECK_LABELS_EACH,
   MIN_ITEMS,
 } from "../../schema/calibrations";
-import { QUESTION_ID_PATTERN } from "../../schema/decide";
-import { EVALUATION_ID_PATTERN } from "../../schema/evaluations";
-import type { AppEnv } from "../context/app-env";
+import type { Services } from "../context/services";
 import { questionFingerprint } from "../decide/question-fingerprint";
 import { ApiError } from "../errors";
-import { patternRule, readConsoleBody } from "../http/console-body";
-import { intParam, queryOf } from "../http/list-query";
+import type { PageQuery } from "../http/list-query";
 import {
   type CalibrationRow,
   deactivateCalibration,
   findCalibration,
   insertCalibration,
-  listCalibrations,
+  listCalibrations as selectCalibrations,
 } from "../stores/calibrations";
 import { findEvaluation } from "../stores/evaluations";
 import { chooseFit, FOLDS } from "./cross-validate";
 import { type QuestionLabels, questionLabels } from "./labels";
 import { calibrationMetrics } from "./metrics";
-
-const seconds = (ms: number | null) => (ms === null ? "null" : String(Math.floor(ms / 1000)));
-const str = (s: string) => JSON.stringify(s);
-
-/**
- * The Calibration object's JSON text (schema/calibrations.ts): the question spliced in as written. A preview
- * (`CalibrationPreview`) has no id and its own object name.
- */
-export function calibrationJson(r: CalibrationRow, preview = false): string {
-  return `{${[
-    `"id":${preview ? "null" : str(r.id)}`,
-    `"object":${preview ? '"calibration_preview"' : '"calibration"'}`,
-    `"model":${str(r.model)}`,
-    `"evaluation":${str(r.evaluationId)}`,
-    `"question_id":${str(r.questionId)}`,
-    `"question":${r.question}`,
-    `"method":${str(r.method)}`,
-    `"map":${JSON.stringify({ temperature: r.map.temperature, bias: r.map.bias })}`,
-    `"n":${r.n}`,
-    `"metrics":${r.metrics}`,
-    `"active":${r.active}`,
-    `"created":${seconds(r.createdAt)}`,
-    `"deactivated":${seconds(r.deactivatedAt)}`,
-  ].join(",")}}`;
-}
-
-function jsonText(c: Context<AppEnv>, text: string, status: 200 | 201): Response {
-  c.header("content-type", "application/json");
-  return c.body(text, status);
-}
 
 /** 422 `too_few_labels` unless a check has 30 of each answer, a pick or rate 50 labelled items. */
 function checkEnoughLabels(labels: QuestionLabels, questionId: string): void {
@@ -75,18 +41,22 @@ function checkEnoughLabels(labels: QuestionLabels, questionId: string): void {
 /** A fit made and measured, not yet stored. */
 type Fitted = Omit<CalibrationRow, "active" | "createdAt" | "deactivatedAt">;
 
+/** What the calibration operations use: the database and the decide path's calibration cache. */
+export type CalibrationDeps = Pick<Services, "db" | "calibrations">;
+
+/** The body of createCalibration and previewCalibration, read and checked: an evaluation and a question id. */
+export interface CalibrationInput {
+  evaluationId: string;
+  questionId: string;
+}
+
 /**
- * The body (400/413/422), the evaluation (404, 409 unless done), the question's labels (422), the fit and its
- * cross-validated evidence (422 when it gains nothing): what createCalibration stores and preview shows.
+ * The evaluation (404, 409 unless done), the question's labels (422), the fit and its cross-validated evidence
+ * (422 when it gains nothing): what createCalibration stores and preview shows.
  */
-async function fitFromBody(c: Context<AppEnv>, accountId: string): Promise<Fitted> {
-  const { fields } = await readConsoleBody(c, {
-    evaluation: patternRule(EVALUATION_ID_PATTERN, true),
-    question: patternRule(QUESTION_ID_PATTERN, true),
-  });
-  const evaluationId = fields.evaluation as string;
-  const questionId = fields.question as string;
-  const evaluation = await findEvaluation(c.var.db, accountId, evaluationId);
+async function fitLabels(deps: CalibrationDeps, accountId: string, input: CalibrationInput): Promise<Fitted> {
+  const { evaluationId, questionId } = input;
+  const evaluation = await findEvaluation(deps.db, accountId, evaluationId);
   if (!evaluation)
     throw new ApiError("evaluation_not_found", {
       param: "evaluation",
@@ -97,7 +67,7 @@ async function fitFromBody(c: Context<AppEnv>, accountId: string): Promise<Fitte
       param: "evaluation",
       message: `The evaluation is \`${evaluation.status}\`: calibrate once it is \`done\`.`,
     });
-  const labels = await questionLabels(c.var.db, evaluationId, questionId);
+  const labels = await questionLabels(deps.db, evaluationId, questionId);
   checkEnoughLabels(labels, questionId);
   const q = labels.question;
   const k = q.type === "check" ? 2 : q.type === "pick" ? q.options.length : q.levels.length;
@@ -132,45 +102,43 @@ async function fitFromBody(c: Context<AppEnv>, accountId: string): Promise<Fitte
 }
 
 /**
- * createCalibration: the fit (see `fitFromBody`), then the one active calibration of its (version, question) for
- * the account, replacing the one there (409 past the cap).
+ * createCalibration: the fit (see `fitLabels`), then the one active calibration of its (version, question) for the
+ * account, replacing the one there (409 past the cap).
  */
-export async function createCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
-  const row = await insertCalibration(c.var.db, await fitFromBody(c, accountId));
-  c.var.calibrations.invalidate(accountId);
+export async function createCalibration(
+  deps: CalibrationDeps,
+  accountId: string,
+  input: CalibrationInput,
+): Promise<CalibrationRow> {
+  const row = await insertCalibration(deps.db, await fitLabels(deps, accountId, input));
+  deps.calibrations.invalidate(accountId);
   if (!row)
     throw new ApiError("calibration_limit_reached", {
       message: `The account has ${MAX_ACTIVE_CALIBRATIONS} active calibrations: delete one first.`,
     });
-  return jsonText(c, calibrationJson(row), 201);
+  return row;
 }
 
 /**
  * previewCalibration: the same fit and metrics as createCalibration, stored nowhere and applied to nothing
- * (`id` null, `active` false): what the console shows before the customer applies it.
+ * (`active` false): what the console shows before the customer applies it.
  */
-export async function previewCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
-  const fitted = await fitFromBody(c, accountId);
-  const row = { ...fitted, active: false, createdAt: Date.now(), deactivatedAt: null };
-  return jsonText(c, calibrationJson(row, true), 200);
+export async function previewCalibration(
+  deps: CalibrationDeps,
+  accountId: string,
+  input: CalibrationInput,
+): Promise<CalibrationRow> {
+  const fitted = await fitLabels(deps, accountId, input);
+  return { ...fitted, active: false, createdAt: Date.now(), deactivatedAt: null };
 }
 
-/** listCalibrations: newest first, active or not, `limit` 1–100 (default 20), `starting_after` an id. */
-export async function listCalibrationsResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
-  const q = queryOf(c, ["limit", "starting_after"]);
-  const limit = intParam(q, "limit", 1, 100, 20);
-  const after = q.get("starting_after") ?? null;
-  if (after !== null && !CALIBRATION_ID_PATTERN.test(after))
-    throw new ApiError("invalid_value", {
-      param: "starting_after",
-      message: "`starting_after` is a calibration id.",
-    });
-  const page = await listCalibrations(c.var.db, accountId, limit, after);
-  return jsonText(
-    c,
-    `{"object":"list","data":[${page.data.map((r) => calibrationJson(r)).join(",")}],"has_more":${page.hasMore}}`,
-    200,
-  );
+/** listCalibrations: newest first, active or not. */
+export function listCalibrations(
+  deps: CalibrationDeps,
+  accountId: string,
+  page: PageQuery,
+): Promise<{ data: CalibrationRow[]; hasMore: boolean }> {
+  return selectCalibrations(deps.db, accountId, page.limit, page.after);
 }
 
 const notFound = (id: string) =>
@@ -180,18 +148,24 @@ const notFound = (id: string) =>
   });
 
 /** getCalibration: active or not (a replaced or deleted one stays readable). */
-export async function getCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
-  const id = c.req.param("id") ?? "";
-  const row = CALIBRATION_ID_PATTERN.test(id) ? await findCalibration(c.var.db, accountId, id) : null;
+export async function getCalibration(
+  deps: CalibrationDeps,
+  accountId: string,
+  id: string,
+): Promise<CalibrationRow> {
+  const row = CALIBRATION_ID_PATTERN.test(id) ? await findCalibration(deps.db, accountId, id) : null;
   if (!row) throw notFound(id);
-  return jsonText(c, calibrationJson(row), 200);
+  return row;
 }
 
 /** deleteCalibration: deactivates it (decides stop using it within about a second; replays keep it). */
-export async function deleteCalibrationResponse(c: Context<AppEnv>, accountId: string): Promise<Response> {
-  const id = c.req.param("id") ?? "";
-  const row = CALIBRATION_ID_PATTERN.test(id) ? await deactivateCalibration(c.var.db, accountId, id) : null;
+export async function deleteCalibration(
+  deps: CalibrationDeps,
+  accountId: string,
+  id: string,
+): Promise<CalibrationRow> {
+  const row = CALIBRATION_ID_PATTERN.test(id) ? await deactivateCalibration(deps.db, accountId, id) : null;
   if (!row) throw notFound(id);
-  c.var.calibrations.invalidate(accountId);
-  return jsonText(c, calibrationJson(row), 200);
+  deps.calibrations.invalidate(accountId);
+  return row;
 }

@@ -1,25 +1,19 @@
-import type { Context } from "hono";
 import { ulid } from "ulid";
 import { EVALUATION_ID_PATTERN } from "../../schema/evaluations";
-import { kickRunner } from "../clients/runner";
-import type { AppEnv } from "../context/app-env";
-import { decisionJson } from "../decide/decision";
 import { ApiError } from "../errors";
-import { readBodyLimited } from "../http/body";
-import { checkContentType } from "../http/content-type";
-import { intParam, queryOf } from "../http/list-query";
-import { parseJsonBody } from "../http/parse-json";
-import type { MoneySubject } from "../limits/key-limits";
+import type { PageQuery } from "../http/list-query";
+import type { KeyRateLimiter, MoneySubject } from "../limits/key-limits";
+import type { Database } from "../stores/db";
 import { type ItemRow, listItems } from "../stores/evaluation-items";
 import {
-  cancelEvaluation,
-  deleteEvaluation,
   type EvaluationRow,
   findEvaluation,
   insertEvaluation,
-  listEvaluations,
+  cancelEvaluation as markCancelled,
+  deleteEvaluation as removeEvaluation,
+  listEvaluations as selectEvaluations,
 } from "../stores/evaluations";
-import { validateEvaluationBody } from "./validate";
+import type { ValidatedEvaluation } from "./validate";
 
 /** Items and answers are kept this long, then deleted with the evaluation. */
 export const RETENTION_DAYS = 30;
@@ -40,39 +34,16 @@ export interface EvaluationOwner {
   subject?: MoneySubject;
 }
 
-const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
-
-/** The Evaluation object (schema/evaluations.ts). */
-export function evaluationJson(e: EvaluationRow) {
-  return {
-    id: e.id,
-    object: "evaluation" as const,
-    name: e.name,
-    model: e.model,
-    status: e.status,
-    progress: { done: e.done, total: e.total },
-    usage: { input_tokens: e.inputTokens },
-    created: seconds(e.createdAt)!,
-    started: seconds(e.startedAt),
-    finished: seconds(e.finishedAt),
-    resumes_at: e.status === "paused" ? seconds(e.resumesAt) : null,
-    expires_at: seconds(e.expiresAt)!,
-    failure: e.failureCode ? { code: e.failureCode, message: e.failureMessage ?? "" } : null,
-    metrics: e.status === "done" ? (e.metrics ?? {}) : null,
-  };
+/** What the evaluation operations use: the database, the rate limiter, the account runner's kick. */
+export interface EvaluationDeps {
+  db: Database;
+  limits: KeyRateLimiter;
+  /** Wakes the account's runner in the background (the answer never waits for it). */
+  kick(accountId: string): void;
 }
 
 const notFound = (id: string) =>
   new ApiError("evaluation_not_found", { param: "id", message: `No evaluation \`${id}\` in this account.` });
-
-/** Runs in the background after the response (Workers `waitUntil`; detached where there is none). */
-function inBackground(c: Context<AppEnv>, work: Promise<unknown>): void {
-  try {
-    c.executionCtx.waitUntil(work);
-  } catch {
-    void work;
-  }
-}
 
 const utf8 = new TextEncoder();
 
@@ -88,20 +59,17 @@ function capError(code: Exclude<Awaited<ReturnType<typeof insertEvaluation>>, Ev
 }
 
 /**
- * createEvaluation: size (413), content type (400), strict JSON (400), then the body (422 / 404 / 413), then
- * the key's requests per minute (429 `requests_per_minute`), then the account's caps (429
- * `evaluations_in_progress`, 409 `evaluation_storage_full`).
+ * createEvaluation of a validated body: the key's requests per minute (429 `requests_per_minute`), then the
+ * account's caps (429 `evaluations_in_progress`, 409 `evaluation_storage_full`); the new evaluation, `queued`.
  */
-export async function createEvaluationResponse(
-  c: Context<AppEnv>,
+export async function createEvaluation(
+  deps: EvaluationDeps,
   owner: EvaluationOwner,
-): Promise<Response> {
-  const bytes = await readBodyLimited(c.req.raw);
-  checkContentType(c.req.header("content-type"), bytes.byteLength);
-  const v = validateEvaluationBody(parseJsonBody(bytes));
+  v: ValidatedEvaluation,
+): Promise<EvaluationRow> {
   const now = Date.now();
   const id = `eval_${ulid(now)}`;
-  if (owner.subject) await c.var.limits.takeRequest(owner.subject, id, now);
+  if (owner.subject) await deps.limits.takeRequest(owner.subject, id, now);
   const items = v.items.map((item, idx) => ({
     idx,
     request: item.requestText,
@@ -113,7 +81,7 @@ export async function createEvaluationResponse(
     0,
   );
   const row = await insertEvaluation(
-    c.var.db,
+    deps.db,
     {
       id,
       accountId: owner.accountId,
@@ -127,30 +95,21 @@ export async function createEvaluationResponse(
     { active: MAX_ACTIVE_EVALUATIONS, bytes: MAX_STORED_EVALUATION_BYTES },
   );
   if (typeof row === "string") throw capError(row);
-  inBackground(c, kickRunner(c.env, owner.accountId));
-  return c.json(evaluationJson(row), 201);
+  deps.kick(owner.accountId);
+  return row;
 }
 
-/** listEvaluations: newest first, `limit` 1–100 (default 20), `starting_after` an evaluation id. */
-export async function listEvaluationsResponse(c: Context<AppEnv>, owner: EvaluationOwner): Promise<Response> {
-  const q = queryOf(c, ["limit", "starting_after"]);
-  const limit = intParam(q, "limit", 1, 100, 20);
-  const after = q.get("starting_after") ?? null;
-  if (after !== null && !EVALUATION_ID_PATTERN.test(after))
-    throw new ApiError("invalid_value", {
-      param: "starting_after",
-      message: "`starting_after` is an evaluation id.",
-    });
-  const page = await listEvaluations(c.var.db, owner.accountId, limit, after);
-  return c.json(
-    { object: "list" as const, data: page.data.map(evaluationJson), has_more: page.hasMore },
-    200,
-  );
+/** listEvaluations: the account's evaluations newest first. */
+export function listEvaluations(
+  deps: EvaluationDeps,
+  owner: EvaluationOwner,
+  page: PageQuery,
+): Promise<{ data: EvaluationRow[]; hasMore: boolean }> {
+  return selectEvaluations(deps.db, owner.accountId, page.limit, page.after);
 }
 
-async function owned(c: Context<AppEnv>, owner: EvaluationOwner): Promise<EvaluationRow> {
-  const id = c.req.param("id") ?? "";
-  const row = EVALUATION_ID_PATTERN.test(id) ? await findEvaluation(c.var.db, owner.accountId, id) : null;
+async function owned(deps: EvaluationDeps, owner: EvaluationOwner, id: string): Promise<EvaluationRow> {
+  const row = EVALUATION_ID_PATTERN.test(id) ? await findEvaluation(deps.db, owner.accountId, id) : null;
   if (!row) throw notFound(id);
   return row;
 }
@@ -161,73 +120,50 @@ function stalled(e: EvaluationRow, now: number): boolean {
   return (e.status === "running" || e.status === "queued") && now - e.updatedAt > STALL_MS;
 }
 
-/** getEvaluation. */
-export async function getEvaluationResponse(c: Context<AppEnv>, owner: EvaluationOwner): Promise<Response> {
-  const row = await owned(c, owner);
-  if (stalled(row, Date.now())) inBackground(c, kickRunner(c.env, owner.accountId));
-  return c.json(evaluationJson(row), 200);
+/** getEvaluation (404 unless the account's). */
+export async function getEvaluation(
+  deps: EvaluationDeps,
+  owner: EvaluationOwner,
+  id: string,
+): Promise<EvaluationRow> {
+  const row = await owned(deps, owner, id);
+  if (stalled(row, Date.now())) deps.kick(owner.accountId);
+  return row;
 }
 
 /** cancelEvaluation: queued, running or paused → cancelled; a finished evaluation is answered as it is. */
-export async function cancelEvaluationResponse(
-  c: Context<AppEnv>,
+export async function cancelEvaluation(
+  deps: EvaluationDeps,
   owner: EvaluationOwner,
-): Promise<Response> {
-  const id = (await owned(c, owner)).id;
-  const row = await cancelEvaluation(c.var.db, owner.accountId, id);
-  if (!row) throw notFound(id);
-  inBackground(c, kickRunner(c.env, owner.accountId));
-  return c.json(evaluationJson(row), 200);
+  id: string,
+): Promise<EvaluationRow> {
+  const found = (await owned(deps, owner, id)).id;
+  const row = await markCancelled(deps.db, owner.accountId, found);
+  if (!row) throw notFound(found);
+  deps.kick(owner.accountId);
+  return row;
 }
 
-/** deleteEvaluation: the evaluation, its items and answers, at once (a running one stops). */
-export async function deleteEvaluationResponse(
-  c: Context<AppEnv>,
+/** deleteEvaluation: the evaluation, its items and answers, at once (a running one stops); its id. */
+export async function deleteEvaluation(
+  deps: EvaluationDeps,
   owner: EvaluationOwner,
-): Promise<Response> {
-  const id = (await owned(c, owner)).id;
-  if (!(await deleteEvaluation(c.var.db, owner.accountId, id))) throw notFound(id);
-  inBackground(c, kickRunner(c.env, owner.accountId));
-  return c.json({ id, object: "evaluation" as const, deleted: true as const }, 200);
+  id: string,
+): Promise<string> {
+  const found = (await owned(deps, owner, id)).id;
+  if (!(await removeEvaluation(deps.db, owner.accountId, found))) throw notFound(found);
+  deps.kick(owner.accountId);
+  return found;
 }
 
-/** An item as JSON text: its state, questions and expected labels as sent, and the Decision it got (or null). */
-function itemJson(item: ItemRow): string {
-  let decision = "null";
-  if (item.answers && item.attempt) {
-    const stored = JSON.parse(item.answers) as {
-      model: string;
-      answers: Parameters<typeof decisionJson>[0]["answers"];
-    };
-    decision = decisionJson({
-      id: item.attempt,
-      created: Math.floor((item.scoredAt ?? 0) / 1000),
-      model: stored.model,
-      served_by: "gpu",
-      calibration: item.calibration ?? "",
-      answers: stored.answers,
-      usage: {
-        input_tokens: item.inputTokens,
-        state_tokens: item.stateTokens,
-        question_tokens: item.questionTokens,
-        charge_micro_cents: 0,
-        unit_price_micro_cents: 0,
-        tier: "test",
-      },
-    });
-  }
-  const request = item.request.slice(1, -1);
-  return `{"object":"evaluation_item","index":${item.idx},${request},"expected":${item.expected},"decision":${decision}}`;
-}
-
-/** listEvaluationItems: upload order, `limit` 1–1000 (default 100), `starting_after` an item index. */
-export async function listItemsResponse(c: Context<AppEnv>, owner: EvaluationOwner): Promise<Response> {
-  const q = queryOf(c, ["limit", "starting_after"]);
-  const limit = intParam(q, "limit", 1, 1000, 100);
-  const after = intParam(q, "starting_after", 0, 999_999, -1);
-  const e = await owned(c, owner);
-  const items = await listItems(c.var.db, e.id, after + 1, limit + 1);
-  const data = items.slice(0, limit).map(itemJson);
-  c.header("content-type", "application/json");
-  return c.body(`{"object":"list","data":[${data.join(",")}],"has_more":${items.length > limit}}`, 200);
+/** listEvaluationItems: a page of the evaluation's items in upload order, after index `after` (-1: from the first). */
+export async function listEvaluationItems(
+  deps: EvaluationDeps,
+  owner: EvaluationOwner,
+  id: string,
+  page: { limit: number; after: number },
+): Promise<{ data: ItemRow[]; hasMore: boolean }> {
+  const e = await owned(deps, owner, id);
+  const items = await listItems(deps.db, e.id, page.after + 1, page.limit + 1);
+  return { data: items.slice(0, page.limit), hasMore: items.length > page.limit };
 }

@@ -14,14 +14,20 @@ const sizeText = (bytes: number) =>
 const tooLarge = (limit: number) =>
   new ApiError("body_too_large", { message: `The body is over ${sizeText(limit)}.` });
 
+/** The body's length as `content-length` declares it; null when absent or not a number of bytes. */
+export function declaredLength(req: Request): number | null {
+  const v = req.headers.get("content-length")?.trim();
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : null;
+}
+
 /**
  * Reads a request body with a running byte count, never holding more than `limit` bytes: a declared
  * `content-length` over the limit fails at once; a stream (chunked, no length) is cancelled as soon as it
  * passes the limit.
  */
 export async function readBodyLimited(req: Request, limit: number = MAX_BODY_BYTES): Promise<Uint8Array> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared.trim()) > limit) {
+  const declared = declaredLength(req);
+  if (declared !== null && declared > limit) {
     await req.body?.cancel().catch(() => {});
     throw tooLarge(limit);
   }

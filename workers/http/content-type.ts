@@ -1,3 +1,4 @@
+import { BATCH_CONTENT_TYPES } from "../../schema/batches";
 import { ApiError } from "../errors";
 
 /**
@@ -31,4 +32,23 @@ export function checkContentType(value: string | undefined, bodyBytes: number): 
       message: "Send the body as `content-type: application/json`.",
     });
   }
+}
+
+/** 400 `unsupported_media_type` unless `application/jsonl` or `application/x-ndjson`, with an optional UTF-8 charset. */
+export function checkBatchContentType(value: string | undefined): void {
+  const [type, ...params] = (value ?? "").split(";");
+  const charset = params
+    .map((p) => p.split("="))
+    .find(([k]) => k?.trim().toLowerCase() === "charset")?.[1]
+    ?.trim()
+    .replace(/^"(.*)"$/, "$1")
+    .toLowerCase();
+  const ok =
+    (BATCH_CONTENT_TYPES as readonly string[]).includes(type?.trim().toLowerCase() ?? "") &&
+    (charset === undefined || charset === "utf-8" || charset === "utf8");
+  if (!ok)
+    throw new ApiError("unsupported_media_type", {
+      param: "content-type",
+      message: "Send the lines as `content-type: application/jsonl` (or application/x-ndjson).",
+    });
 }

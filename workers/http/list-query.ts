@@ -34,3 +34,25 @@ export function intParam(
     });
   return n;
 }
+
+/** A list page's place: how many (`limit`) and after which id (`starting_after`, null: from the newest). */
+export interface PageQuery {
+  limit: number;
+  after: string | null;
+}
+
+/**
+ * The query of a list of ids newest first: only `limit` (1–100, default 20) and `starting_after` (an id matching
+ * `pattern`, `what` naming it in the 422 `invalid_value`).
+ */
+export function pageQuery(c: Context<AppEnv>, pattern: RegExp, what: string): PageQuery {
+  const q = queryOf(c, ["limit", "starting_after"]);
+  const limit = intParam(q, "limit", 1, 100, 20);
+  const after = q.get("starting_after") ?? null;
+  if (after !== null && !pattern.test(after))
+    throw new ApiError("invalid_value", {
+      param: "starting_after",
+      message: `\`starting_after\` is ${what}.`,
+    });
+  return { limit, after };
+}

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
-import type { Handler, MiddlewareHandler } from "hono";
+import type { Context, Handler, MiddlewareHandler } from "hono";
 import type { ErrorCode } from "../../schema/errors";
 import type { Scope } from "../../schema/scopes";
 import type { AppEnv } from "../context/app-env";
@@ -93,6 +93,57 @@ export function endpoint(decl: RouteDeclaration, handler: Handler<AppEnv>): Endp
     responses: { ...responses, ...errorResponses(codes) },
   });
   return { route, auth, codes, hidden: hidden ?? false, handler };
+}
+
+/** An API-key operation's declaration from which its console twin is derived (`apiAndConsole`). */
+export type TwinDeclaration = Omit<RouteDeclaration, "auth"> & {
+  operationId: string;
+  path: string;
+  /** Request parts only the console twin has (e.g. a query parameter choosing the mode). */
+  consoleRequest?: RouteDeclaration["request"];
+};
+
+/** Who calls a pair of twins, read from the request: the API key's side and the console session's side. */
+export interface TwinCallers<Caller> {
+  api(c: Context<AppEnv>): Caller;
+  console(c: Context<AppEnv>): Caller;
+  /** Codes the API side's caller may raise (listed before the operation's own). */
+  apiErrors?: readonly ErrorCode[];
+  /** Runs each handler (e.g. a store outage answered 503 `maintenance`). */
+  guard(run: () => Promise<Response>): Promise<Response>;
+}
+
+/**
+ * An operation with an API key (scope `decide`) and its console twin, from one declaration and one handler:
+ * the twin's path is under `/v1/console/`, its operation id has `Console` after the verb, and it takes the
+ * session's account (writes, anything but GET, also need the CSRF header).
+ */
+export function apiAndConsole<Caller>(
+  decl: TwinDeclaration,
+  callers: TwinCallers<Caller>,
+  serve: (c: Context<AppEnv>, caller: Caller) => Promise<Response>,
+): [api: Endpoint, console: Endpoint] {
+  const { consoleRequest, ...shared } = decl;
+  const errors = [...(callers.apiErrors ?? []), ...shared.errors];
+  const api = endpoint({ ...shared, auth: { scope: "decide" }, errors }, function apiTwinHandler(c) {
+    return callers.guard(() => serve(c, callers.api(c)));
+  });
+  const consoleDecl: RouteDeclaration = {
+    ...shared,
+    path: shared.path.replace("/v1/", "/v1/console/"),
+    operationId: shared.operationId.replace(/^([a-z]+)/, "$1Console"),
+    auth: shared.method === "get" ? "session" : "session+csrf",
+    request: { ...shared.request, ...consoleRequest },
+  };
+  const twin = endpoint(consoleDecl, function consoleTwinHandler(c) {
+    return callers.guard(() => serve(c, callers.console(c)));
+  });
+  return [api, twin];
+}
+
+/** Twins listed as the API-key operations first, then their console twins (the document's order of paths). */
+export function apisThenConsoles(twins: readonly (readonly [Endpoint, Endpoint])[]): Endpoint[] {
+  return [...twins.map(([api]) => api), ...twins.map(([, twin]) => twin)];
 }
 
 /** Puts the route's operation id on the context first, so the request line names it even on a 401. */

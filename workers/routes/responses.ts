@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { ERRORS, type ErrorCode } from "../../schema/errors";
+import type { AppEnv } from "../context/app-env";
 
 const RETRY_TEXT = {
   no: "Do not retry unchanged.",
@@ -53,4 +55,10 @@ export function errorResponses(codes: Iterable<ErrorCode>) {
 /** A JSON success response of a declaration: `responses: { 200: jsonResponse("…", Schema) }`. */
 export function jsonResponse(description: string, schema: z.ZodType) {
   return { description, content: { "application/json": { schema } } };
+}
+
+/** A JSON answer whose text is already made (spliced as stored, e.g. a question as the customer wrote it). */
+export function jsonText(c: Context<AppEnv>, text: string, status: 200 | 201): Response {
+  c.header("content-type", "application/json");
+  return c.body(text, status);
 }

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import {
+  BATCH_ID_PATTERN,
   Batch,
   BatchList,
   BatchListQuery,
@@ -9,48 +9,25 @@ import {
   DeletedBatch,
 } from "../../../schema/batches";
 import type { ErrorCode } from "../../../schema/errors";
+import { batchJson } from "../../batches/json";
 import {
-  type BatchOwner,
-  batchResultsResponse,
-  cancelBatchResponse,
-  createBatchResponse,
-  deleteBatchResponse,
-  getBatchResponse,
-  listBatchesResponse,
+  batchResults,
+  cancelBatch,
+  createBatch,
+  deleteBatch,
+  getBatch,
+  listBatches,
 } from "../../batches/service";
-import type { AppEnv } from "../../context/app-env";
-import { type Endpoint, endpoint, type RouteDeclaration } from "../define";
+import { declaredLength } from "../../http/body";
+import { checkBatchContentType } from "../../http/content-type";
+import { IDEMPOTENCY_KEY_MAX } from "../../http/front-door";
+import { pageQuery } from "../../http/list-query";
+import { pathId } from "../../http/path-id";
+import { validateTokenHeader } from "../../http/token-header";
+import { apiAndConsole, type Endpoint } from "../define";
 import { jsonResponse } from "../responses";
-import { CREATE_BATCH_ERRORS, consoleBatchOwner, guarded, keyBatchOwner } from "./owners";
+import { BATCH_CALLERS, batchDeps, CREATE_BATCH_ERRORS } from "./owners";
 import { WEBHOOK_ENDPOINTS } from "./webhook-endpoint";
-
-type Serve = (c: Context<AppEnv>, owner: BatchOwner) => Promise<Response>;
-
-/**
- * A batch operation with an API key (scope `decide`, live or test) and its console twin (`/v1/console/…`, the
- * session's account; writes need the CSRF header): one declaration, one handler.
- */
-function twins(
-  decl: Omit<RouteDeclaration, "auth"> & { operationId: string; path: string },
-  serve: Serve,
-  write: boolean,
-  consoleQuery?: RouteDeclaration["request"],
-): Endpoint[] {
-  const api = endpoint({ ...decl, auth: { scope: "decide" } }, function batchHandler(c) {
-    return guarded(() => serve(c, keyBatchOwner(c)));
-  });
-  const consoleDecl = {
-    ...decl,
-    path: decl.path.replace("/v1/", "/v1/console/"),
-    operationId: decl.operationId.replace(/^(\w+?)(Batch)/, "$1Console$2"),
-    auth: write ? ("session+csrf" as const) : ("session" as const),
-    request: { ...decl.request, ...consoleQuery },
-  };
-  const console = endpoint(consoleDecl, function consoleBatchHandler(c) {
-    return guarded(() => serve(c, consoleBatchOwner(c)));
-  });
-  return [api, console];
-}
 
 const JSONL = "application/jsonl";
 const jsonlBody = {
@@ -66,9 +43,12 @@ const jsonlBody = {
 };
 const NOT_FOUND: readonly ErrorCode[] = ["batch_not_found", "invalid_value"];
 
-/** Batches (issue 42): the API-key operations and their console twins, and the console's webhook endpoint. */
+/**
+ * Batches (issue 42): each API-key operation (scope `decide`, live or test) beside its console twin (the
+ * session's account), and the console's webhook endpoint.
+ */
 export const BATCH_ENDPOINTS: readonly Endpoint[] = [
-  ...twins(
+  ...apiAndConsole(
     {
       method: "post",
       path: "/v1/batches",
@@ -79,12 +59,21 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
         201: jsonResponse("The batch, `queued` (a repeat of an idempotency key: the same batch).", Batch),
       },
       errors: CREATE_BATCH_ERRORS,
+      consoleRequest: { query: ConsoleBatchQuery },
     },
-    createBatchResponse,
-    true,
-    { query: ConsoleBatchQuery },
+    BATCH_CALLERS,
+    // `idempotency-key` (400), then the content type (400), before anything is counted or read.
+    async function createBatchHandler(c, owner) {
+      const idempotencyKey =
+        validateTokenHeader(c.req.header("idempotency-key"), "idempotency-key", IDEMPOTENCY_KEY_MAX) ?? null;
+      checkBatchContentType(c.req.header("content-type"));
+      const upload = { idempotencyKey, body: c.req.raw.body, declaredLength: declaredLength(c.req.raw) };
+      const { batch, replayed } = await createBatch(batchDeps(c), owner, upload);
+      if (replayed) c.header("idempotent-replayed", "true");
+      return c.json(batchJson(batch), 201);
+    },
   ),
-  ...twins(
+  ...apiAndConsole(
     {
       method: "get",
       path: "/v1/batches",
@@ -94,10 +83,14 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
       responses: { 200: jsonResponse("A page of batches.", BatchList) },
       errors: ["unknown_field", "invalid_value"],
     },
-    listBatchesResponse,
-    false,
+    BATCH_CALLERS,
+    async function listBatchesHandler(c, owner) {
+      const query = pageQuery(c, BATCH_ID_PATTERN, "a batch id");
+      const page = await listBatches(batchDeps(c), owner, query);
+      return c.json({ object: "list" as const, data: page.data.map(batchJson), has_more: page.hasMore }, 200);
+    },
   ),
-  ...twins(
+  ...apiAndConsole(
     {
       method: "get",
       path: "/v1/batches/{id}",
@@ -107,10 +100,12 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
       responses: { 200: jsonResponse("The batch.", Batch) },
       errors: NOT_FOUND,
     },
-    getBatchResponse,
-    false,
+    BATCH_CALLERS,
+    async function getBatchHandler(c, owner) {
+      return c.json(batchJson(await getBatch(batchDeps(c), owner, pathId(c))), 200);
+    },
   ),
-  ...twins(
+  ...apiAndConsole(
     {
       method: "post",
       path: "/v1/batches/{id}/cancel",
@@ -120,10 +115,12 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
       responses: { 200: jsonResponse("The batch (a finished one as it is).", Batch) },
       errors: NOT_FOUND,
     },
-    cancelBatchResponse,
-    true,
+    BATCH_CALLERS,
+    async function cancelBatchHandler(c, owner) {
+      return c.json(batchJson(await cancelBatch(batchDeps(c), owner, pathId(c))), 200);
+    },
   ),
-  ...twins(
+  ...apiAndConsole(
     {
       method: "delete",
       path: "/v1/batches/{id}",
@@ -133,10 +130,13 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
       responses: { 200: jsonResponse("The deleted batch's id.", DeletedBatch) },
       errors: [...NOT_FOUND, "batch_not_finished"],
     },
-    deleteBatchResponse,
-    true,
+    BATCH_CALLERS,
+    async function deleteBatchHandler(c, owner) {
+      const id = await deleteBatch(batchDeps(c), owner, pathId(c));
+      return c.json({ id, object: "batch" as const, deleted: true as const }, 200);
+    },
   ),
-  ...twins(
+  ...apiAndConsole(
     {
       method: "get",
       path: "/v1/batches/{id}/results",
@@ -152,8 +152,13 @@ export const BATCH_ENDPOINTS: readonly Endpoint[] = [
       },
       errors: NOT_FOUND,
     },
-    batchResultsResponse,
-    false,
+    BATCH_CALLERS,
+    async function getBatchResultsHandler(c, owner) {
+      const results = await batchResults(batchDeps(c), owner, pathId(c));
+      c.header("content-type", "application/jsonl; charset=utf-8");
+      c.header("cache-control", "no-store");
+      return c.body(results, 200);
+    },
   ),
   ...WEBHOOK_ENDPOINTS,
 ];

@@ -1,14 +1,16 @@
 import type { Context } from "hono";
 import type { ErrorCode } from "../../../schema/errors";
 import { orMaintenance } from "../../accounts/unavailable";
-import type { BatchOwner } from "../../batches/service";
+import type { BatchDeps, BatchOwner } from "../../batches/service";
 import type { AppEnv } from "../../context/app-env";
 import { ApiError } from "../../errors";
 import { DECIDE_BODY_ERRORS } from "../../http/body-errors";
 import { subjectOf } from "../../limits/key-limits";
+import type { TwinCallers } from "../define";
+import { kickInBackground } from "../runner-kick";
 
 /** The API-key side's owner: the key's account and mode, usage under the key. */
-export function keyBatchOwner(c: Context<AppEnv>): BatchOwner {
+function keyBatchOwner(c: Context<AppEnv>): BatchOwner {
   const key = c.var.apiKey;
   return { accountId: key.accountId, keyId: key.id, mode: key.mode, subject: subjectOf(key) };
 }
@@ -17,7 +19,7 @@ export function keyBatchOwner(c: Context<AppEnv>): BatchOwner {
  * The console side's owner: the session's account. Uploads choose `?mode=test` (default: the daily test quota,
  * usage under the playground like its calls) or `?mode=live` (charged to the balance, usage under `console_<account>`).
  */
-export function consoleBatchOwner(c: Context<AppEnv>): BatchOwner {
+function consoleBatchOwner(c: Context<AppEnv>): BatchOwner {
   const accountId = c.var.session.accountId;
   const mode = c.req.query("mode") ?? "test";
   if (mode !== "test" && mode !== "live")
@@ -29,6 +31,18 @@ export function consoleBatchOwner(c: Context<AppEnv>): BatchOwner {
 /** A store outage while serving a batch route: 503 `maintenance`, nothing changed. */
 export function guarded(run: () => Promise<Response>): Promise<Response> {
   return orMaintenance("batches", run);
+}
+
+/** Who calls a batch route: the key's owner, or the console session's in the mode it chose. */
+export const BATCH_CALLERS: TwinCallers<BatchOwner> = {
+  api: keyBatchOwner,
+  console: consoleBatchOwner,
+  guard: guarded,
+};
+
+/** The services a batch operation uses, from the request's context. */
+export function batchDeps(c: Context<AppEnv>): BatchDeps {
+  return { db: c.var.db, limits: c.var.limits, bucket: c.env.BATCHES, kick: kickInBackground(c) };
 }
 
 /** Codes of createBatch after its auth: the first invalid line's (a decide's codes) and the batch's own. */

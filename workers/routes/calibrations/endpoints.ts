@@ -1,25 +1,129 @@
-import { createConsoleCalibration } from "../console/calibrations/create";
-import { deleteConsoleCalibration } from "../console/calibrations/delete";
-import { getConsoleCalibration } from "../console/calibrations/get";
-import { listConsoleCalibrations } from "../console/calibrations/list";
-import { previewConsoleCalibration } from "../console/calibrations/preview";
-import type { Endpoint } from "../define";
-import { createCalibration } from "./create";
-import { deleteCalibration } from "./delete";
-import { getCalibration } from "./get";
-import { listCalibrations } from "./list";
-import { previewCalibration } from "./preview";
-
-/** Calibrations (issue 44): any key of the account with `decide`, live or test, and their console twins. */
-export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = [
+import type { Context } from "hono";
+import {
+  CALIBRATION_ID_PATTERN,
+  Calibration,
+  CalibrationList,
+  CalibrationListQuery,
+  CalibrationPathParams,
+  CalibrationPreview,
+  CreateCalibrationWire,
+} from "../../../schema/calibrations";
+import { QUESTION_ID_PATTERN } from "../../../schema/decide";
+import { EVALUATION_ID_PATTERN } from "../../../schema/evaluations";
+import { calibrationJson, calibrationListJson } from "../../calibrations/json";
+import {
+  type CalibrationInput,
   createCalibration,
-  previewCalibration,
-  listCalibrations,
-  getCalibration,
   deleteCalibration,
-  createConsoleCalibration,
-  previewConsoleCalibration,
-  listConsoleCalibrations,
-  getConsoleCalibration,
-  deleteConsoleCalibration,
-];
+  getCalibration,
+  listCalibrations,
+  previewCalibration,
+} from "../../calibrations/service";
+import type { AppEnv } from "../../context/app-env";
+import { patternRule, readConsoleBody } from "../../http/console-body";
+import { pageQuery } from "../../http/list-query";
+import { pathId } from "../../http/path-id";
+import { apiAndConsole, apisThenConsoles, type Endpoint } from "../define";
+import { jsonResponse, jsonText } from "../responses";
+import { CALIBRATION_CALLERS, CREATE_ERRORS, LIST_ERRORS, PREVIEW_ERRORS } from "./owners";
+
+/** The body of a fit: `idempotency-key` if sent (400), size (413), content type (400), strict JSON (400), fields (422). */
+async function readFitBody(c: Context<AppEnv>): Promise<CalibrationInput> {
+  const { fields } = await readConsoleBody(c, {
+    evaluation: patternRule(EVALUATION_ID_PATTERN, true),
+    question: patternRule(QUESTION_ID_PATTERN, true),
+  });
+  return { evaluationId: fields.evaluation as string, questionId: fields.question as string };
+}
+
+const fitBody = {
+  body: { required: true, content: { "application/json": { schema: CreateCalibrationWire } } },
+};
+
+/** Calibrations (issue 44): any key of the account with `decide`, live or test, then their console twins. */
+export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
+  apiAndConsole(
+    {
+      method: "post",
+      path: "/v1/calibrations",
+      operationId: "createCalibration",
+      summary: "Fit a calibration of one question on a done evaluation's labels, and apply it",
+      request: fitBody,
+      responses: { 201: jsonResponse("The calibration, active.", Calibration) },
+      errors: CREATE_ERRORS,
+    },
+    CALIBRATION_CALLERS,
+    async function createCalibrationHandler(c, accountId) {
+      const row = await createCalibration(c.var, accountId, await readFitBody(c));
+      return jsonText(c, calibrationJson(row), 201);
+    },
+  ),
+  apiAndConsole(
+    {
+      method: "post",
+      path: "/v1/calibration-previews",
+      operationId: "previewCalibration",
+      summary: "Fit and measure a calibration without storing or applying it",
+      request: fitBody,
+      responses: {
+        200: jsonResponse(
+          "What the calibration would be: stored nowhere, applied to nothing.",
+          CalibrationPreview,
+        ),
+      },
+      errors: PREVIEW_ERRORS,
+    },
+    CALIBRATION_CALLERS,
+    async function previewCalibrationHandler(c, accountId) {
+      const row = await previewCalibration(c.var, accountId, await readFitBody(c));
+      return jsonText(c, calibrationJson(row, true), 200);
+    },
+  ),
+  apiAndConsole(
+    {
+      method: "get",
+      path: "/v1/calibrations",
+      operationId: "listCalibrations",
+      summary: "List the account's calibrations, newest first (active or not)",
+      request: { query: CalibrationListQuery },
+      responses: { 200: jsonResponse("A page of calibrations.", CalibrationList) },
+      errors: LIST_ERRORS,
+    },
+    CALIBRATION_CALLERS,
+    async function listCalibrationsHandler(c, accountId) {
+      const query = pageQuery(c, CALIBRATION_ID_PATTERN, "a calibration id");
+      const page = await listCalibrations(c.var, accountId, query);
+      return jsonText(c, calibrationListJson(page.data, page.hasMore), 200);
+    },
+  ),
+  apiAndConsole(
+    {
+      method: "get",
+      path: "/v1/calibrations/{id}",
+      operationId: "getCalibration",
+      summary: "Get a calibration (a replaced or deleted one stays readable)",
+      request: { params: CalibrationPathParams },
+      responses: { 200: jsonResponse("The calibration.", Calibration) },
+      errors: ["calibration_not_found"],
+    },
+    CALIBRATION_CALLERS,
+    async function getCalibrationHandler(c, accountId) {
+      return jsonText(c, calibrationJson(await getCalibration(c.var, accountId, pathId(c))), 200);
+    },
+  ),
+  apiAndConsole(
+    {
+      method: "delete",
+      path: "/v1/calibrations/{id}",
+      operationId: "deleteCalibration",
+      summary: "Stop applying a calibration (it stays readable; replays keep using it)",
+      request: { params: CalibrationPathParams },
+      responses: { 200: jsonResponse("The calibration, `active: false`.", Calibration) },
+      errors: ["calibration_not_found"],
+    },
+    CALIBRATION_CALLERS,
+    async function deleteCalibrationHandler(c, accountId) {
+      return jsonText(c, calibrationJson(await deleteCalibration(c.var, accountId, pathId(c))), 200);
+    },
+  ),
+]);

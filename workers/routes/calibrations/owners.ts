@@ -1,10 +1,16 @@
-import type { ErrorCode } from "../../schema/errors";
-import { orMaintenance } from "../accounts/unavailable";
+import type { ErrorCode } from "../../../schema/errors";
+import { orMaintenance } from "../../accounts/unavailable";
+import type { TwinCallers } from "../define";
 
-/** A store outage while serving a calibration route: 503 `maintenance`, nothing changed. */
-export function guarded(run: () => Promise<Response>): Promise<Response> {
-  return orMaintenance("calibrations", run);
-}
+/**
+ * Who calls a calibration route: the account of any key with `decide`, live or test, or of the console session;
+ * a store outage while serving one is 503 `maintenance`, nothing changed.
+ */
+export const CALIBRATION_CALLERS: TwinCallers<string> = {
+  api: (c) => c.var.apiKey.accountId,
+  console: (c) => c.var.session.accountId,
+  guard: (run) => orMaintenance("calibrations", run),
+};
 
 /** Codes of createCalibration after its auth. */
 export const CREATE_ERRORS: readonly ErrorCode[] = [
