@@ -46,7 +46,11 @@ export interface FeatureVector {
 }
 
 /** x for `words` over `vocab`/`idf` (see the module's comment); a merge of two ascending lists. */
-export function featureVector(vocab: readonly number[], idf: readonly number[], words: WordCounts): FeatureVector {
+export function featureVector(
+  vocab: readonly number[],
+  idf: readonly number[],
+  words: WordCounts,
+): FeatureVector {
   const index: number[] = [];
   const value: number[] = [];
   let i = 0;
@@ -81,7 +85,9 @@ export function stackedScores(
   return logs.map((l, c) => {
     let z = m.scale * l + (m.bias[c] ?? 0);
     const w = m.weights[c];
-    if (w) for (let n = 0; n < x.index.length; n++) z += (w[x.index[n] as number] as number) * (x.value[n] as number);
+    if (w)
+      for (let n = 0; n < x.index.length; n++)
+        z += (w[x.index[n] as number] as number) * (x.value[n] as number);
     return z;
   });
 }

@@ -78,14 +78,20 @@ export interface ChosenFit {
 
 /**
  * Chooses the method by cross-validated NLL (ties to the simpler: maps before state_words), then fits it on all
- * items. The state-reading model is a candidate only when every item carries its state's words.
+ * items. The state-reading model is a candidate only when asked (`readState`: the caller stores and applies its
+ * `model`) and every item carries its state's words.
  */
-export function chooseFit(type: "pick" | "rate" | "check", k: number, items: readonly Labelled[]): ChosenFit {
+export function chooseFit(
+  type: "pick" | "rate" | "check",
+  k: number,
+  items: readonly Labelled[],
+  options: { readState?: boolean } = {},
+): ChosenFit {
   const tried: TriedMethod[] = candidateMethods(type, k, items.length).map((method) => {
     const cv = crossValidated(type, k, items, method);
     return { method, crossValidated: cv, nll: meanNll(cv, items) };
   });
-  const words = withWords(items);
+  const words = options.readState ? withWords(items) : null;
   if (words) {
     const cv = crossValidatedWords(type, k, words, FOLDS, meanNll);
     tried.push({ method: "state_words", crossValidated: cv.crossValidated, nll: cv.nll, l2: cv.l2 });

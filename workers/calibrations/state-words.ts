@@ -1,6 +1,17 @@
 import type { WordCounts } from "../../schema/learned/features";
-import { fitWordsModel, solveWords, toWordsModel, type WordsExample, wordsProblem } from "../../schema/learned/fit";
-import { applyWordsModel, MAX_MODEL_BYTES, type WordsModel, wordsModelJson } from "../../schema/learned/model";
+import {
+  fitWordsModel,
+  solveWords,
+  toWordsModel,
+  type WordsExample,
+  wordsProblem,
+} from "../../schema/learned/fit";
+import {
+  applyWordsModel,
+  MAX_MODEL_BYTES,
+  type WordsModel,
+  wordsModelJson,
+} from "../../schema/learned/model";
 import type { Labelled } from "./fit";
 
 /**

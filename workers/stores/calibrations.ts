@@ -136,10 +136,10 @@ export async function findCalibration(
 ): Promise<CalibrationRow | null> {
   const rows = (await db
     .sql()
-    .query(`SELECT ${ROW_COLUMNS} FROM calibrations WHERE id = $1 AND account_id = $2`, [id, accountId])) as Record<
-    string,
-    unknown
-  >[];
+    .query(`SELECT ${ROW_COLUMNS} FROM calibrations WHERE id = $1 AND account_id = $2`, [
+      id,
+      accountId,
+    ])) as Record<string, unknown>[];
   return rows[0] ? toRow(rows[0]) : null;
 }
 
