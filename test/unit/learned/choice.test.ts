@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { wordCounts } from "../../../schema/learned/features";
 import { auc } from "../../../schema/metrics";
+import { Rng } from "../../../schema/rng";
 import { chooseFit } from "../../../workers/calibrations/cross-validate";
 import { mailLike } from "./synthetic";
 
@@ -50,5 +52,28 @@ describe("the choice (issue 49: 'the one with the better held-out NLL wins')", (
     expect(JSON.stringify(chooseFit("check", 2, items, { readState: true }))).toBe(
       JSON.stringify(chooseFit("check", 2, items, { readState: true })),
     );
+  });
+});
+
+describe("pick and rate: a multinomial softmax, one weight row per option or level", () => {
+  it("three levels told apart by their words, the version uniform: state_words wins with three rows", () => {
+    const levels = [
+      ["terrible", "awful", "broken"],
+      ["okay", "fine", "average"],
+      ["great", "superb", "love"],
+    ];
+    const filler = ["the", "it", "was", "product", "and", "delivery", "box"];
+    const rng = new Rng(4);
+    const items = Array.from({ length: 150 }, (_, i) => {
+      const y = i % 3;
+      const words = Array.from({ length: 8 }, () => rng.pick(filler));
+      words.push(rng.pick(levels[y] as string[]));
+      return { p: [1 / 3, 1 / 3, 1 / 3], y, words: wordCounts(words.join(" ")) };
+    });
+    const fit = chooseFit("rate", 3, items, { readState: true });
+    expect(fit.method).toBe("state_words");
+    expect(fit.model?.weights).toHaveLength(3);
+    expect(fit.model?.bias).toHaveLength(3);
+    expect(fit.nllAfter).toBeLessThan(fit.nllBefore - 0.3);
   });
 });
