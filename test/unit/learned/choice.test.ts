@@ -3,6 +3,7 @@ import { wordCounts } from "../../../schema/learned/features";
 import { auc } from "../../../schema/metrics";
 import { Rng } from "../../../schema/rng";
 import { chooseFit } from "../../../workers/calibrations/cross-validate";
+import { calibrationEvidence, featuresJson } from "../../../workers/calibrations/metrics";
 import { mailLike } from "./synthetic";
 
 const aucOf = (dists: number[][], ys: number[]) =>
@@ -75,5 +76,22 @@ describe("pick and rate: a multinomial softmax, one weight row per option or lev
     expect(fit.model?.weights).toHaveLength(3);
     expect(fit.model?.bias).toHaveLength(3);
     expect(fit.nllAfter).toBeLessThan(fit.nllBefore - 0.3);
+  });
+});
+
+describe("the evidence (issue 49: 'its cross-validated metrics before and after', per method)", () => {
+  it("every method tried has its own cross-validated metrics on the same folds; `features` says what the model read", () => {
+    const items = mailLike(120, 5);
+    const fit = chooseFit("check", 2, items, { readState: true });
+    const q = { id: "spam", type: "check", instructions: "Is it spam?", criteria: null } as const;
+    const e = calibrationEvidence(q, fit, items);
+    expect(e.methods.map((m) => m.method)).toEqual(["temperature_bias", "state_words"]);
+    expect(e.methods[1]?.l2).toBe(fit.model?.l2);
+    expect(e.methods[1]?.metrics).toEqual(e.after);
+    expect(e.after.auc as number).toBeGreaterThan(e.methods[0]?.metrics.auc as number);
+    const f = JSON.parse(featuresJson(fit) as string);
+    expect(f).toMatchObject({ kind: "state_words", buckets: 262144, vocabulary: fit.model?.vocab.length });
+    expect(f.model_bytes).toBeLessThanOrEqual(256 * 1024);
+    expect(featuresJson(chooseFit("check", 2, items))).toBeNull();
   });
 });
