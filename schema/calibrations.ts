@@ -55,6 +55,30 @@ export const CalibrationMetrics = z
   })
   .openapi("CalibrationMetrics");
 
+/** What a state-reading calibration read (issue 49); null for a map. */
+export const CalibrationFeatures = z
+  .object({
+    kind: z.literal("state_words"),
+    procedure: z.string().openapi({
+      description:
+        "How the rendered state becomes words: Unicode NFC, lower case, runs of letters and digits (the first 2,048), words and word pairs hashed by FNV-1a 32-bit over UTF-8 into `buckets` buckets; sublinear tf × idf, L2-normalised.",
+      example: "nfc-lower-letter-digit-runs-2048-words-pairs-fnv1a32-2^18",
+    }),
+    buckets: z.number().int(),
+    vocabulary: z
+      .number()
+      .int()
+      .openapi({ description: "Buckets the model reads (seen in at least 2 labelled items)." }),
+    l2: z
+      .number()
+      .positive()
+      .openapi({ description: "L2 weight on the word weights, chosen by the same folds." }),
+    model_bytes: z.number().int().openapi({
+      description: "Size of the stored model (at most 262,144: larger fits keep their largest weights).",
+    }),
+  })
+  .openapi("CalibrationFeatures");
+
 export const Calibration = z
   .object({
     id: calibrationId,
@@ -66,9 +90,13 @@ export const Calibration = z
       description:
         "The question as written (templates unrendered, without `min_confidence`): decides whose question matches it exactly answer with this calibration.",
     }),
-    method: z.enum(["temperature", "temperature_bias"]).openapi({
+    method: z.enum(["temperature", "temperature_bias", "state_words"]).openapi({
       description:
-        "`temperature`: one temperature on the log-probabilities; `temperature_bias`: also a bias (check: on yes; pick and rate: per option or level), chosen by cross-validated NLL.",
+        "`temperature`: one temperature on the log-probabilities; `temperature_bias`: also a bias (check: on yes; pick and rate: per option or level); `state_words`: a linear model over the words of the rendered state stacked with the version's answer (its log-probabilities with a temperature and a bias), so that where the version already knows its answer still counts. Chosen by cross-validated NLL.",
+    }),
+    features: CalibrationFeatures.nullable().optional().openapi({
+      description:
+        "`state_words`: what the model read of the state; null for a map (it reads the version's answer only).",
     }),
     map: z.object({
       temperature: z.number().positive(),
@@ -80,10 +108,23 @@ export const Calibration = z
         folds: z.number().int(),
         before: CalibrationMetrics,
         after: CalibrationMetrics,
+        methods: z
+          .array(
+            z.object({
+              method: z.enum(["temperature", "temperature_bias", "state_words"]),
+              l2: z.number().positive().optional(),
+              metrics: CalibrationMetrics,
+            }),
+          )
+          .optional()
+          .openapi({
+            description:
+              "Every method tried, with its cross-validated metrics on the same folds: the one with the lowest NLL is `method` (ties: the simpler).",
+          }),
       })
       .openapi({
         description:
-          "Cross-validated (K folds: each fold's answers calibrated by a map fitted on the other folds): `before` with the version's map, `after` with the account's.",
+          "Cross-validated (K folds: each fold's answers calibrated by a calibration fitted on the other folds): `before` with the version's map, `after` with the account's.",
       }),
     active: z.boolean(),
     created: unixSeconds,

@@ -1,7 +1,9 @@
 import { applyMap } from "../../schema/calibration-map";
+import { type WordCounts, wordCounts } from "../../schema/learned/features";
+import { applyWordsModel } from "../../schema/learned/model";
 import { auc, eceNoiseFloor, topLabelEce } from "../../schema/metrics";
 import { Rng } from "../../schema/rng";
-import { chooseFit, meanNll } from "../../workers/calibrations/cross-validate";
+import { type ChosenFit, chooseFit, meanNll } from "../../workers/calibrations/cross-validate";
 import { fitMap, type Labelled } from "../../workers/calibrations/fit";
 import { answerIndex, type EvalItem } from "./dataset/item";
 import { fmt } from "./markdown";
@@ -18,13 +20,21 @@ function sample<T>(items: readonly T[], n: number, seed: number): T[] {
   return a.slice(0, n);
 }
 
-/** One family measured as one customer's question: fitted on n of its train items, measured on its held-out. */
+/**
+ * One family measured as one customer's question: fitted on n of its train items, measured on its held-out.
+ * `map` is today's choice (maps only, issue 44); `after` the choice that may also read the state (issue 49).
+ */
 export interface CustomerFitRow {
   family: string;
   n: number;
+  /** n is all the family's train items (fewer than the size asked). */
+  all: boolean;
   method: string;
+  /** Cross-validated NLL on the n labels: the best map, and the state-reading model. */
+  cvNll: { map: number; words: number | null };
   held: number;
   before: Measured;
+  map: Measured;
   after: Measured;
 }
 
@@ -54,10 +64,34 @@ function measured(dists: number[][], items: Labelled[], check: boolean): Measure
 }
 
 /**
- * The "calibrated on your labels" measurement (issue 44): each family of a set is one customer's question; the
- * evaluation's fit (`chooseFit`, the one the API runs) on n of its train items (a seeded sample), applied to its
- * held-out items, or refused as the API refuses it when its cross-validated NLL gains nothing.
- * A family whose questions differ in their number of outcomes is fitted with a temperature alone.
+ * A pick's outcomes in one fixed order, its labels sorted: a family's items may list the same options shuffled,
+ * while one customer's question lists them in one order (what a calibration is fitted for).
+ */
+function canonical(it: EvalItem, p: number[]): Labelled & { words: WordCounts } {
+  const words = wordCounts(it.state);
+  if (it.question.type !== "pick") return { p, y: answerIndex(it), words };
+  const labels = it.question.options.map((o) => o.label);
+  const order = [...labels].sort();
+  return {
+    p: order.map((l) => p[labels.indexOf(l)] as number),
+    y: order.indexOf(labels[answerIndex(it)] as string),
+    words,
+  };
+}
+
+/** The held-out answers under a fit, or the version's where the API would refuse it (no cross-validated gain). */
+function applied(fit: ChosenFit, held: readonly (Labelled & { words: WordCounts })[]): number[][] | null {
+  if (!(fit.nllAfter < fit.nllBefore)) return null;
+  return held.map((e) => (fit.model ? applyWordsModel(fit.model, e.p, e.words) : applyMap(fit.map, e.p)));
+}
+
+/**
+ * The "learned from your labels" measurement (issues 44 and 49): each family of a set is one customer's
+ * question; the evaluation's fit (`chooseFit`, the one the API runs) on n of its train items (a seeded sample),
+ * applied to its held-out items, or refused as the API refuses it when its cross-validated NLL gains nothing.
+ * Twice: with maps only (today's), and with the state-reading model among the candidates. A size past the
+ * family's train items is measured once on all of them. A family whose questions differ in their number of
+ * outcomes is fitted with a temperature alone.
  */
 export function customerFits(
   items: EvalItem[],
@@ -68,34 +102,67 @@ export function customerFits(
   const families = [...new Set(items.map(familyOf))].sort();
   for (const family of families) {
     const of = items.filter((it) => familyOf(it) === family && answered.has(it.id));
-    const labelled = (it: EvalItem): Labelled => ({ p: answered.get(it.id) as number[], y: answerIndex(it) });
+    const labelled = (it: EvalItem) => canonical(it, answered.get(it.id) as number[]);
     const train = of.filter((it) => it.split === "train").map(labelled);
     const held = of.filter((it) => it.split === "heldout").map(labelled);
     const type = of[0]?.type;
     if (!type || held.length === 0) continue;
     const ks = new Set([...train, ...held].map((e) => e.p.length));
     const k = [...ks][0] as number;
+    const check = type === "check";
     const before = measured(
       held.map((e) => [...e.p]),
       held,
-      type === "check",
+      check,
     );
-    for (const n of sizes) {
-      if (train.length < n) continue;
+    const done = new Set<number>();
+    for (const asked of sizes) {
+      const n = Math.min(asked, train.length);
+      if (n === 0 || done.has(n)) continue;
+      done.add(n);
       const fitOn = sample(train, n, n);
-      const chosen = ks.size === 1 ? chooseFit(type, k, fitOn) : null;
-      const map = chosen?.map ?? fitMap(type, k, fitOn, "temperature");
-      // As the API does: a fit whose cross-validated NLL does not beat the version's is refused, nothing applied.
-      const refused = chosen !== null && !(chosen.nllAfter < chosen.nllBefore);
-      const after = refused
-        ? before
-        : measured(
-            held.map((e) => applyMap(map, e.p)),
-            held,
-            type === "check",
-          );
-      const method = refused ? "none (calibration_no_gain)" : (chosen?.method ?? "temperature");
-      rows.push({ family, n, method, held: held.length, before, after });
+      if (ks.size !== 1) {
+        const map = fitMap(type, k, fitOn, "temperature");
+        const after = measured(
+          held.map((e) => applyMap(map, e.p)),
+          held,
+          check,
+        );
+        rows.push({
+          family,
+          n,
+          all: n < asked,
+          method: "temperature",
+          cvNll: { map: Number.NaN, words: null },
+          held: held.length,
+          before,
+          map: after,
+          after,
+        });
+        continue;
+      }
+      const mapFit = chooseFit(
+        type,
+        k,
+        fitOn.map(({ p, y }) => ({ p, y })),
+      );
+      const fit = chooseFit(type, k, fitOn, { readState: true });
+      const mapDists = applied(mapFit, held);
+      const dists = applied(fit, held);
+      rows.push({
+        family,
+        n,
+        all: n < asked,
+        method: dists ? fit.method : "none (calibration_no_gain)",
+        cvNll: {
+          map: mapFit.nllAfter,
+          words: fit.tried.find((t) => t.method === "state_words")?.nll ?? null,
+        },
+        held: held.length,
+        before,
+        map: mapDists ? measured(mapDists, held, check) : before,
+        after: dists ? measured(dists, held, check) : before,
+      });
     }
   }
   return rows;
@@ -104,8 +171,10 @@ export function customerFits(
 /** The rows as a markdown table (docs/quality.md). */
 export function customerFitTable(rows: CustomerFitRow[]): string {
   const head =
-    "| family | labels | method | held-out | accuracy before → after | ECE-15 before → after (floor) | NLL before → after | AUC before → after |\n|---|---|---|---|---|---|---|---|";
+    "| family | labels | chosen | CV NLL map / words | held-out | AUC before → map → chosen | accuracy before → map → chosen | ECE-15 before → map → chosen (floor) | NLL before → map → chosen |\n|---|---|---|---|---|---|---|---|---|";
+  const three = (f: (m: Measured) => number | undefined, r: CustomerFitRow) =>
+    [r.before, r.map, r.after].map((m) => fmt(f(m) ?? Number.NaN)).join(" → ");
   const line = (r: CustomerFitRow) =>
-    `| ${r.family} | ${r.n} | ${r.method} | ${r.held} | ${fmt(r.before.accuracy)} → ${fmt(r.after.accuracy)} | ${fmt(r.before.ece)} → ${fmt(r.after.ece)} (${fmt(r.after.floor)}) | ${fmt(r.before.nll)} → ${fmt(r.after.nll)} | ${r.before.auc === undefined ? "–" : `${fmt(r.before.auc)} → ${fmt(r.after.auc ?? 0)}`} |`;
+    `| ${r.family} | ${r.n}${r.all ? " (all)" : ""} | ${r.method} | ${fmt(r.cvNll.map)} / ${r.cvNll.words === null ? "–" : fmt(r.cvNll.words)} | ${r.held} | ${r.before.auc === undefined ? "–" : three((m) => m.auc, r)} | ${three((m) => m.accuracy, r)} | ${three((m) => m.ece, r)} (${fmt(r.after.floor)}) | ${three((m) => m.nll, r)} |`;
   return [head, ...rows.map(line)].join("\n");
 }

@@ -29,6 +29,8 @@
  *                               its first n train items (answered as served), measured on its held-out items
  *   --family a,b                only these families (the source up to its first `:`)
  *   --cap 200,100               at most this many train, then held-out items per family (the first ones)
+ *   --words-only                with --customer: no model runs; every answer is uniform, so only the state's words
+ *                               can teach (what the state-reading model learns alone, on every item of a family)
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -81,6 +83,7 @@ const { values: o } = parseArgs({
     customer: { type: "string" },
     family: { type: "string" },
     cap: { type: "string" },
+    "words-only": { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -172,11 +175,19 @@ try {
     const sizes = o.customer.split(",").map(Number);
     if (!sizes.every((n) => Number.isInteger(n) && n > 0)) fail("--customer: item counts, e.g. 50,100,200");
     const t0 = performance.now();
-    const p = await answer(new Engine(scorers.of(version), served, version.id), items, log);
+    const uniform = (it: (typeof items)[number]) => {
+      const q = it.question;
+      const k = q.type === "check" ? 2 : q.type === "pick" ? q.options.length : q.levels.length;
+      return new Array<number>(k).fill(1 / k);
+    };
+    const p = o["words-only"]
+      ? new Map(items.map((it) => [it.id, uniform(it)]))
+      : await answer(new Engine(scorers.of(version), served, version.id), items, log);
     log(
       `${version.id} (${served.version}): ${items.length} answered in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
     );
     if (parts === 1) log(`\n${customerFitTable(customerFits(items, p, sizes))}`);
+    if (o["words-only"]) process.exit(0);
   }
   const rows: Answered[] = [];
   const ask = async (v: GpuVersion, cal: Calibration, label: string) => {

@@ -13,8 +13,25 @@ export interface CreateCalibrationRequest {
   question: string;
 }
 
-/** `temperature`: one temperature on the log-probabilities; `temperature_bias`: a bias too. */
-export type CalibrationMethod = "temperature" | "temperature_bias";
+/**
+ * `temperature`: one temperature on the log-probabilities; `temperature_bias`: a bias too; `state_words`: a
+ * linear model over the words of the rendered state stacked with the version's answer (issue 49).
+ */
+export type CalibrationMethod = "temperature" | "temperature_bias" | "state_words";
+
+/** What a `state_words` calibration read of the state. */
+export interface CalibrationFeatures {
+  kind: "state_words";
+  /** NFC, lower case, letter-and-digit runs (first 2,048), words and word pairs, FNV-1a 32-bit into `buckets`. */
+  procedure: string;
+  buckets: number;
+  /** Buckets the model reads. */
+  vocabulary: number;
+  /** L2 weight on the word weights, chosen by the same folds. */
+  l2: number;
+  /** Size of the stored model (at most 262,144). */
+  model_bytes: number;
+}
 
 /** Cross-validated metrics of the question's answers, with the version's map or with the account's. */
 export interface CalibrationMetrics {
@@ -43,12 +60,22 @@ export interface Calibration {
   /** The question as written, without `min_confidence`: decides asking exactly this are answered with the map. */
   question: Question;
   method: CalibrationMethod;
+  /** `state_words`: what it read of the state; null for a map. */
+  features?: CalibrationFeatures | null | undefined;
   /** `bias` per option or level in order; a check's is [yes, no]. */
   map: { temperature: number; bias: number[] };
   /** Labelled items the map was fitted on. */
   n: number;
   /** K-fold cross-validated: `before` with the version's map, `after` with the account's. */
-  metrics: { folds: number; before: CalibrationMetrics; after: CalibrationMetrics };
+  metrics: {
+    folds: number;
+    before: CalibrationMetrics;
+    after: CalibrationMetrics;
+    /** Every method tried, with its cross-validated metrics on the same folds. */
+    methods?:
+      | Array<{ method: CalibrationMethod; l2?: number | undefined; metrics: CalibrationMetrics }>
+      | undefined;
+  };
   active: boolean;
   created: number;
   deactivated: number | null;

@@ -113,7 +113,7 @@ export async function runLine(
       tokens: stored.tokens.input_tokens,
       trace: gpu,
     });
-    const { answers } = calibrateAnswers(engine.questions, out, calibrations);
+    const { answers } = calibrateAnswers(engine.questions, out, calibrations, engine.state);
     const decision = decisionJson({
       id: attempt,
       created: Math.floor((deps.now?.() ?? Date.now()) / 1000),

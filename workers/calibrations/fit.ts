@@ -1,9 +1,14 @@
 import { type CalibrationMap, identityMap, logProbabilities } from "../../schema/calibration-map";
+import type { WordCounts } from "../../schema/learned/features";
 
-/** One labelled answer: the version's unrounded distribution and the index of the expected label. */
+/**
+ * One labelled answer: the version's unrounded distribution and the index of the expected label; with the words
+ * of its rendered state (`wordCounts`) when the fit may also read the state (issue 49).
+ */
 export interface Labelled {
   p: readonly number[];
   y: number;
+  words?: WordCounts;
 }
 
 /** How a map is shaped: a temperature alone, or a temperature and a bias (check: on yes; else per label). */

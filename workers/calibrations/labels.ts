@@ -1,6 +1,8 @@
 import type { ValidatedQuestion } from "../../schema/decide";
 import { isJsonObject } from "../../schema/json";
 import { readJsonText } from "../../schema/json-text";
+import { wordCounts } from "../../schema/learned/features";
+import { renderState } from "../../schema/render";
 import { questionDefinition } from "../decide/question-fingerprint";
 import { validateDecideRequest } from "../decide/validate";
 import { ApiError } from "../errors";
@@ -35,7 +37,7 @@ interface StoredAnswers {
 
 /**
  * Reads an evaluation's items page by page and keeps, for `questionId`, its definition and each item's unrounded
- * distribution with the expected outcome. 422 `invalid_value` (`question`) when no item has the question or two
+ * distribution with the expected outcome and the words of its rendered state (issue 49). 422 `invalid_value` (`question`) when no item has the question or two
  * define it differently; 422 `evaluation_outdated` when an item was scored without its distribution.
  */
 export async function questionLabels(
@@ -68,7 +70,12 @@ export async function questionLabels(
           message:
             "This evaluation was scored before answers kept their unrounded distributions: create it again with the same items, then calibrate on the new one.",
         });
-      items.push({ p: distribution, y: outcomeIndex(q, want as Expected) });
+      // The state as the engine read it (rendered, as billed): what a state-reading calibration learns from.
+      items.push({
+        p: distribution,
+        y: outcomeIndex(q, want as Expected),
+        words: wordCounts(renderState(request.state)),
+      });
     }
     if (page.length < PAGE) break;
   }

@@ -1,9 +1,11 @@
 import { shapeAnswer } from "../../schema/answers";
 import type { ValidatedQuestion } from "../../schema/decide";
 import type { ScoreQuestion } from "../../schema/engine-protocol";
+import { BUCKETS, WORDS_PROCEDURE } from "../../schema/learned/features";
+import { wordsModelJson } from "../../schema/learned/model";
 import { eceNoiseFloor } from "../../schema/metrics";
 import { type Expected, questionMetrics, scoreAnswer } from "../evaluations/metrics";
-import { meanNll } from "./cross-validate";
+import { type ChosenFit, FOLDS, meanNll } from "./cross-validate";
 import type { Labelled } from "./fit";
 
 /** The `before` or `after` of a calibration: every metric of one question over the same answers. */
@@ -57,4 +59,42 @@ export function calibrationMetrics(
     reliability: m.reliability,
     thresholds: m.thresholds,
   };
+}
+
+/**
+ * A calibration's `metrics` (schema/calibrations.ts): `before` (the version's own answers), `after` (the chosen
+ * method's cross-validated answers) and `methods`, every method tried with its own cross-validated metrics
+ * (state_words: at the L2 weight its folds chose), all on the same folds.
+ */
+export function calibrationEvidence(q: ValidatedQuestion, fit: ChosenFit, items: readonly Labelled[]) {
+  return {
+    folds: FOLDS,
+    before: calibrationMetrics(
+      q,
+      items.map((e) => e.p),
+      items,
+    ),
+    after: calibrationMetrics(q, fit.crossValidated, items),
+    methods: fit.tried.map((t) => ({
+      method: t.method,
+      ...(t.l2 !== undefined && { l2: t.l2 }),
+      metrics: calibrationMetrics(q, t.crossValidated, items),
+    })),
+  };
+}
+
+/**
+ * A calibration's `features` (schema/calibrations.ts) as JSON text: what a state-reading model read; null for a
+ * map (it reads the version's answer only).
+ */
+export function featuresJson(fit: ChosenFit): string | null {
+  if (!fit.model) return null;
+  return JSON.stringify({
+    kind: "state_words",
+    procedure: WORDS_PROCEDURE,
+    buckets: BUCKETS,
+    vocabulary: fit.model.vocab.length,
+    l2: fit.model.l2,
+    model_bytes: wordsModelJson(fit.model).length,
+  });
 }

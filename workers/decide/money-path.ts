@@ -70,7 +70,12 @@ export async function runMoneyPath(
         ...(deps.gpuTrace && { trace: deps.gpuTrace }),
       })
       .finally(hold.release);
-    const { answers, used } = calibrateAnswers(input.engineRequest.questions, out, input.calibrations);
+    const { answers, used } = calibrateAnswers(
+      input.engineRequest.questions,
+      out,
+      input.calibrations,
+      input.engineRequest.state,
+    );
     const original: OriginalResult = {
       id: deps.requestId,
       created: Math.floor(decodeTime(deps.requestId.slice("req_".length)) / 1000),

@@ -59,7 +59,8 @@ export async function replayDecision(
     model: out.result.model,
     served_by: out.served_by,
     calibration: out.result.calibration,
-    answers: calibrateAnswers(input.engineRequest.questions, out, calibrations).answers,
+    answers: calibrateAnswers(input.engineRequest.questions, out, calibrations, input.engineRequest.state)
+      .answers,
     usage: original.usage,
   };
 }

@@ -2,6 +2,9 @@ import type { CalibrationMap } from "../../schema/calibration-map";
 import { MAX_ACTIVE_CALIBRATIONS } from "../../schema/calibrations";
 import type { Database } from "./db";
 
+/** How a calibration answers (workers/calibrations/cross-validate.ts, `CalibrationMethod`). */
+export type StoredMethod = "temperature" | "temperature_bias" | "state_words";
+
 /** A calibration row (times in ms since epoch; `question`, `metrics` as JSON text with their order kept). */
 export interface CalibrationRow {
   id: string;
@@ -11,8 +14,15 @@ export interface CalibrationRow {
   model: string;
   fingerprint: string;
   question: string;
-  method: "temperature" | "temperature_bias";
+  method: StoredMethod;
   map: CalibrationMap;
+  /** `state_words`: what the model read, as JSON text (the object's `features`); null for a map. */
+  features?: string | null;
+  /**
+   * `state_words`: the model's JSON text (schema/learned/model.ts, ≤ 256 KiB), written on insert and read only by
+   * `learnedModel`: rows read for the API leave it out (undefined).
+   */
+  learned?: string | null;
   n: number;
   metrics: string;
   active: boolean;
@@ -20,13 +30,19 @@ export interface CalibrationRow {
   deactivatedAt: number | null;
 }
 
-/** What a decide needs of an active calibration. */
+/** What a decide needs of an active calibration (a state-reading one's model is read on its first use). */
 export interface ActiveCalibration {
   id: string;
   model: string;
   fingerprint: string;
   map: CalibrationMap;
+  /** True when it answers with a state-reading model (`learnedModel`), not with `map`. */
+  learned: boolean;
 }
+
+/** The columns an API row reads (not the model: up to 256 KiB a row). */
+const ROW_COLUMNS =
+  "id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, features, n, metrics, active, created_at, deactivated_at";
 
 const ms = (v: unknown): number | null =>
   v === null || v === undefined ? null : new Date(String(v)).getTime();
@@ -40,8 +56,9 @@ function toRow(r: Record<string, unknown>): CalibrationRow {
     model: String(r.model),
     fingerprint: String(r.fingerprint),
     question: String(r.question),
-    method: r.method === "temperature" ? "temperature" : "temperature_bias",
+    method: r.method === "temperature" || r.method === "state_words" ? r.method : "temperature_bias",
     map: JSON.parse(String(r.map)) as CalibrationMap,
+    features: r.features === null || r.features === undefined ? null : String(r.features),
     n: Number(r.n),
     metrics: String(r.metrics),
     active: r.active === true || r.active === "t" || r.active === "true",
@@ -73,8 +90,8 @@ export async function insertCalibration(
       [c.accountId, c.model, c.fingerprint],
     ),
     sql.query(
-      `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics)
-       SELECT $4, $1, $5, $6, $2, $3, $7, $8, $9, $10, $11 WHERE ${room} RETURNING *`,
+      `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics, features, learned)
+       SELECT $4, $1, $5, $6, $2, $3, $7, $8, $9, $10, $11, $12, $13 WHERE ${room} RETURNING ${ROW_COLUMNS}`,
       [
         c.accountId,
         c.model,
@@ -87,6 +104,8 @@ export async function insertCalibration(
         JSON.stringify(c.map),
         c.n,
         c.metrics,
+        c.features ?? null,
+        c.learned ?? null,
       ],
     ),
   ]);
@@ -102,7 +121,7 @@ export async function listCalibrations(
   startingAfter: string | null,
 ): Promise<{ data: CalibrationRow[]; hasMore: boolean }> {
   const rows = (await db.sql().query(
-    `SELECT * FROM calibrations WHERE account_id = $1 AND ($2::text IS NULL OR id < $2)
+    `SELECT ${ROW_COLUMNS} FROM calibrations WHERE account_id = $1 AND ($2::text IS NULL OR id < $2)
       ORDER BY id DESC LIMIT $3`,
     [accountId, startingAfter, limit + 1],
   )) as Record<string, unknown>[];
@@ -117,10 +136,10 @@ export async function findCalibration(
 ): Promise<CalibrationRow | null> {
   const rows = (await db
     .sql()
-    .query("SELECT * FROM calibrations WHERE id = $1 AND account_id = $2", [id, accountId])) as Record<
-    string,
-    unknown
-  >[];
+    .query(`SELECT ${ROW_COLUMNS} FROM calibrations WHERE id = $1 AND account_id = $2`, [
+      id,
+      accountId,
+    ])) as Record<string, unknown>[];
   return rows[0] ? toRow(rows[0]) : null;
 }
 
@@ -149,15 +168,36 @@ export async function deactivateCalibration(
 export async function activeCalibrations(db: Database, accountId: string): Promise<ActiveCalibration[]> {
   const rows = (await db
     .sql()
-    .query("SELECT id, model, fingerprint, map FROM calibrations WHERE account_id = $1 AND active", [
-      accountId,
-    ])) as Record<string, unknown>[];
+    .query(
+      "SELECT id, model, fingerprint, map, learned IS NOT NULL AS learned FROM calibrations WHERE account_id = $1 AND active",
+      [accountId],
+    )) as Record<string, unknown>[];
   return rows.map((r) => ({
     id: String(r.id),
     model: String(r.model),
     fingerprint: String(r.fingerprint),
     map: JSON.parse(String(r.map)) as CalibrationMap,
+    learned: r.learned === true || r.learned === "t" || r.learned === "true",
   }));
+}
+
+/**
+ * State-reading models by id, active or not (a row's model never changes, so a decide's isolate may keep it):
+ * id → the model's JSON text; ids without one are absent.
+ */
+export async function learnedModels(
+  db: Database,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await db
+    .sql()
+    .query(
+      "SELECT id, learned FROM calibrations WHERE account_id = $1 AND id = ANY($2::text[]) AND learned IS NOT NULL",
+      [accountId, ids],
+    )) as Record<string, unknown>[];
+  return new Map(rows.map((r) => [String(r.id), String(r.learned)]));
 }
 
 /** Maps by id, active or not, of the account (a replay's: the calibrations its original answered with). */
@@ -165,12 +205,20 @@ export async function calibrationMaps(
   db: Database,
   accountId: string,
   ids: readonly string[],
-): Promise<Map<string, CalibrationMap>> {
+): Promise<Map<string, { map: CalibrationMap; learned: boolean }>> {
   const rows = (await db
     .sql()
-    .query("SELECT id, map FROM calibrations WHERE account_id = $1 AND id = ANY($2::text[])", [
-      accountId,
-      ids,
-    ])) as Record<string, unknown>[];
-  return new Map(rows.map((r) => [String(r.id), JSON.parse(String(r.map)) as CalibrationMap]));
+    .query(
+      "SELECT id, map, learned IS NOT NULL AS learned FROM calibrations WHERE account_id = $1 AND id = ANY($2::text[])",
+      [accountId, ids],
+    )) as Record<string, unknown>[];
+  return new Map(
+    rows.map((r) => [
+      String(r.id),
+      {
+        map: JSON.parse(String(r.map)) as CalibrationMap,
+        learned: r.learned === true || r.learned === "t" || r.learned === "true",
+      },
+    ]),
+  );
 }

@@ -71,6 +71,7 @@ describe("calibrateAnswers", () => {
         { id: "r", answer, distribution: [0.6, 0.4] },
       ]),
       new Map([["q", { id: "calib_1", map }]]),
+      "a state",
     );
     // logit 0.405 × 4 → P(yes) 0.835, confidence 0.35: no longer abstains at 0.3, where the version's 0.6 did.
     expect(answer.abstained).toBe(true);
@@ -88,6 +89,7 @@ describe("calibrateAnswers", () => {
       [q],
       served("gpu", [{ id: "q", answer }]),
       new Map([["q", { id: "calib_1", map: { temperature: 0.5, bias: [0, 0] } }]]),
+      "a state",
     );
     expect(out).toEqual({ answers: [{ id: "q", answer }], used: {} });
   });
@@ -97,6 +99,7 @@ describe("calibrateAnswers", () => {
       [q],
       served("fallback", [{ id: "q", answer, distribution: [0.6, 0.4] }]),
       new Map([["q", { id: "calib_1", map: { temperature: 0.5, bias: [0, 0] } }]]),
+      "a state",
     );
     expect(out).toEqual({ answers: [{ id: "q", answer }], used: {} });
   });
