@@ -94,7 +94,7 @@ export const Calibration = z
       description:
         "`temperature`: one temperature on the log-probabilities; `temperature_bias`: also a bias (check: on yes; pick and rate: per option or level); `state_words`: a linear model over the words of the rendered state stacked with the version's answer (its log-probabilities with a temperature and a bias), so that where the version already knows its answer still counts. Chosen by cross-validated NLL.",
     }),
-    features: CalibrationFeatures.nullable().optional().openapi({
+    features: CalibrationFeatures.nullable().openapi({
       description:
         "`state_words`: what the model read of the state; null for a map (it reads the version's answer only).",
     }),

@@ -61,7 +61,7 @@ export interface Calibration {
   question: Question;
   method: CalibrationMethod;
   /** `state_words`: what it read of the state; null for a map. */
-  features?: CalibrationFeatures | null | undefined;
+  features: CalibrationFeatures | null;
   /** `bias` per option or level in order; a check's is [yes, no]. */
   map: { temperature: number; bias: number[] };
   /** Labelled items the map was fitted on. */

@@ -16,6 +16,7 @@ export function calibrationJson(r: CalibrationRow, preview = false): string {
     `"question_id":${str(r.questionId)}`,
     `"question":${r.question}`,
     `"method":${str(r.method)}`,
+    `"features":${r.features ?? "null"}`,
     `"map":${JSON.stringify({ temperature: r.map.temperature, bias: r.map.bias })}`,
     `"n":${r.n}`,
     `"metrics":${r.metrics}`,

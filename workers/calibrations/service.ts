@@ -5,6 +5,7 @@ import {
   MIN_CHECK_LABELS_EACH,
   MIN_ITEMS,
 } from "../../schema/calibrations";
+import { wordsModelJson } from "../../schema/learned/model";
 import type { Services } from "../context/services";
 import { questionFingerprint } from "../decide/question-fingerprint";
 import { ApiError } from "../errors";
@@ -17,9 +18,9 @@ import {
   listCalibrations as selectCalibrations,
 } from "../stores/calibrations";
 import { findEvaluation } from "../stores/evaluations";
-import { chooseFit, FOLDS } from "./cross-validate";
+import { chooseFit } from "./cross-validate";
 import { type QuestionLabels, questionLabels } from "./labels";
-import { calibrationMetrics } from "./metrics";
+import { calibrationEvidence, featuresJson } from "./metrics";
 
 /** 422 `too_few_labels` unless a check has 30 of each answer, a pick or rate 50 labelled items. */
 function checkEnoughLabels(labels: QuestionLabels, questionId: string): void {
@@ -71,21 +72,12 @@ async function fitLabels(deps: CalibrationDeps, accountId: string, input: Calibr
   checkEnoughLabels(labels, questionId);
   const q = labels.question;
   const k = q.type === "check" ? 2 : q.type === "pick" ? q.options.length : q.levels.length;
-  const fit = chooseFit(q.type, k, labels.items);
+  const fit = chooseFit(q.type, k, labels.items, { readState: true });
   if (!(fit.nllAfter < fit.nllBefore))
     throw new ApiError("calibration_no_gain", {
       param: "question",
       message: `Cross-validated NLL ${fit.nllAfter.toFixed(4)} with the fitted map against ${fit.nllBefore.toFixed(4)} with ${evaluation.model}'s own: the version is already as calibrated on these labels; nothing was applied.`,
     });
-  const metrics = {
-    folds: FOLDS,
-    before: calibrationMetrics(
-      q,
-      labels.items.map((e) => e.p),
-      labels.items,
-    ),
-    after: calibrationMetrics(q, fit.crossValidated, labels.items),
-  };
   return {
     id: `calib_${ulid()}`,
     accountId,
@@ -97,7 +89,9 @@ async function fitLabels(deps: CalibrationDeps, accountId: string, input: Calibr
     method: fit.method,
     map: fit.map,
     n: labels.items.length,
-    metrics: JSON.stringify(metrics),
+    metrics: JSON.stringify(calibrationEvidence(q, fit, labels.items)),
+    features: featuresJson(fit),
+    learned: fit.model ? wordsModelJson(fit.model) : null,
   };
 }
 

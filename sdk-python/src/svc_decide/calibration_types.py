@@ -42,21 +42,53 @@ class CalibrationMetrics(TypedDict):
     thresholds: List[Threshold]
 
 
-class CalibrationFolds(TypedDict):
-    """K folds: ``before`` with the version's map, ``after`` with the account's."""
+CalibrationMethod = Literal["temperature", "temperature_bias", "state_words"]
 
+
+class _MethodTriedFields(TypedDict):
+    method: CalibrationMethod
+    metrics: CalibrationMetrics
+
+
+class CalibrationMethodTried(_MethodTriedFields, total=False):
+    """One method the fit tried, with its cross-validated metrics on the same folds."""
+
+    #: ``state_words``: the L2 weight the folds chose.
+    l2: float
+
+
+class _CalibrationFoldsFields(TypedDict):
     folds: int
     before: CalibrationMetrics
     after: CalibrationMetrics
+
+
+class CalibrationFolds(_CalibrationFoldsFields, total=False):
+    """K folds: ``before`` with the version's map, ``after`` with the account's."""
+
+    #: Every method tried (absent on calibrations made before state-reading ones existed).
+    methods: List[CalibrationMethodTried]
+
+
+class CalibrationFeatures(TypedDict):
+    """``state_words``: what the model read of the state."""
+
+    kind: Literal["state_words"]
+    #: NFC, lower case, letter-and-digit runs (first 2,048), words and word pairs, FNV-1a 32-bit into ``buckets``.
+    procedure: str
+    buckets: int
+    #: Buckets the model reads.
+    vocabulary: int
+    #: L2 weight on the word weights, chosen by the same folds.
+    l2: float
+    #: Size of the stored model (at most 262,144).
+    model_bytes: int
 
 
 class CalibrationMap(TypedDict):
     temperature: float
     #: Per option or level in order; a check's is [yes, no].
     bias: List[float]
-
-
-CalibrationMethod = Literal["temperature", "temperature_bias"]
 
 
 class _CalibrationFields(TypedDict):
@@ -67,6 +99,8 @@ class _CalibrationFields(TypedDict):
     #: The question as written, without ``min_confidence``: decides asking exactly this use the map.
     question: Question
     method: CalibrationMethod
+    #: ``state_words``: what it read of the state; None for a map.
+    features: Optional[CalibrationFeatures]
     map: CalibrationMap
     #: Labelled items the map was fitted on.
     n: int
