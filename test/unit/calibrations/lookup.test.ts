@@ -34,17 +34,17 @@ describe("the hot path (issue 44: no new round trip for an account without calib
   it("an account that never calibrated (generation 0 or absent) looks nothing up", async () => {
     const { db, calls } = countingDb();
     const lookup = new CalibrationLookup(db);
-    expect((await lookup.forRequest(key(0), request, "svc-1.5.1")).size).toBe(0);
-    expect((await lookup.forRequest(key(), request, "svc-1.5.1")).size).toBe(0);
+    expect((await lookup.forRequest(key(0), request, "svc-1.5.1", "live")).size).toBe(0);
+    expect((await lookup.forRequest(key(), request, "svc-1.5.1", "live")).size).toBe(0);
     expect(calls).toHaveLength(0);
   });
 
   it("an account with calibrations: one query per isolate per generation, then none", async () => {
     const { db, calls } = countingDb([]);
     const lookup = new CalibrationLookup(db);
-    for (let i = 0; i < 3; i++) await lookup.forRequest(key(4), request, "svc-1.5.1");
+    for (let i = 0; i < 3; i++) await lookup.forRequest(key(4), request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(1);
-    await lookup.forRequest(key(5), request, "svc-1.5.1");
+    await lookup.forRequest(key(5), request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(2);
   });
 });
@@ -111,11 +111,11 @@ describe("a change made in this isolate", () => {
     let t = 1_000;
     const lookup = new CalibrationLookup(db, () => t);
     lookup.invalidate("acc_1");
-    await lookup.forRequest(key(0), request, "svc-1.5.1");
-    await lookup.forRequest(key(0), request, "svc-1.5.1");
+    await lookup.forRequest(key(0), request, "svc-1.5.1", "live");
+    await lookup.forRequest(key(0), request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(2);
     t += 1_001;
-    await lookup.forRequest(key(0), request, "svc-1.5.1");
+    await lookup.forRequest(key(0), request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(2);
   });
 });
