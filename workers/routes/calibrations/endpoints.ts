@@ -40,7 +40,7 @@ const fitBody = {
   body: { required: true, content: { "application/json": { schema: CreateCalibrationWire } } },
 };
 
-/** Calibrations (issue 44): any key of the account with `decide`, live or test, then their console twins. */
+/** Calibrations (issue 44): any key of the account with `decide`, each in its own mode (issue 50), then their console twins. */
 export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
   apiAndConsole(
     {
