@@ -126,6 +126,10 @@ export const Calibration = z
         description:
           "Cross-validated (K folds: each fold's answers calibrated by a calibration fitted on the other folds): `before` with the version's map, `after` with the account's.",
       }),
+    mode: z.enum(["live", "test"]).openapi({
+      description:
+        "The mode of its creator: a test key's is `test` and answers only test decides; a live key's or the console's is `live` and answers live decides, and test decides of that question while no `test` one is active. A key sees only its own mode's.",
+    }),
     active: z.boolean(),
     created: unixSeconds,
     deactivated: unixSeconds.nullable(),

@@ -4,6 +4,7 @@ import { app } from "./app";
 import { sweepBatches } from "./batches/sweep";
 import { sweepRefundIntents } from "./billing/refund-sweep";
 import { sweepInvitations } from "./billing/seat-service";
+import { sweepCalibrations } from "./calibrations/sweep";
 import { httpEmailSender } from "./clients/email";
 import type { Env } from "./env";
 import { sweepEvaluations } from "./evaluations/sweep";
@@ -44,6 +45,7 @@ export default {
         ),
       );
       if (env.DATABASE_URL) ctx.waitUntil(sweepEvaluations(env));
+      if (env.DATABASE_URL) ctx.waitUntil(sweepCalibrations(env));
       if (env.DATABASE_URL) ctx.waitUntil(sweepBatches(env));
       if (env.DATABASE_URL)
         ctx.waitUntil(sweepInvitations({ db: database(env), email: httpEmailSender(env) }));

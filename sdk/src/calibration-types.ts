@@ -76,6 +76,8 @@ export interface Calibration {
       | Array<{ method: CalibrationMethod; l2?: number | undefined; metrics: CalibrationMetrics }>
       | undefined;
   };
+  /** The mode of its creator: `test` answers only test decides; `live` live ones (and test ones without a `test`). */
+  mode: "live" | "test";
   active: boolean;
   created: number;
   deactivated: number | null;

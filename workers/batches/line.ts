@@ -106,7 +106,7 @@ export async function runLine(
   let outcome: Omit<LineOutcome, "status" | "result">;
   try {
     const request = validateDecideRequest(readJsonText(stored.body));
-    const calibrations = await deps.calibrations.forRequest(caller, request, stored.model);
+    const calibrations = await deps.calibrations.forRequest(caller, request, stored.model, b.mode);
     const engine = renderLine(request, stored, attempt, calibrations.size > 0);
     const out = await deps.engine.dispatch(engine, {
       fallback: null,

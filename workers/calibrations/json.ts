@@ -20,6 +20,7 @@ export function calibrationJson(r: CalibrationRow, preview = false): string {
     `"map":${JSON.stringify({ temperature: r.map.temperature, bias: r.map.bias })}`,
     `"n":${r.n}`,
     `"metrics":${r.metrics}`,
+    `"mode":${str(r.mode)}`,
     `"active":${r.active}`,
     `"created":${seconds(r.createdAt)}`,
     `"deactivated":${seconds(r.deactivatedAt)}`,

@@ -10,17 +10,21 @@ import type { Services } from "../context/services";
 import { questionFingerprint } from "../decide/question-fingerprint";
 import { ApiError } from "../errors";
 import type { PageQuery } from "../http/list-query";
+import type { MoneySubject } from "../limits/key-limits";
 import {
+  type CalibrationMode,
   type CalibrationRow,
   deactivateCalibration,
   findCalibration,
   insertCalibration,
+  type ModeScope,
   listCalibrations as selectCalibrations,
 } from "../stores/calibrations";
 import { findEvaluation } from "../stores/evaluations";
 import { chooseFit } from "./cross-validate";
 import { type QuestionLabels, questionLabels } from "./labels";
 import { calibrationEvidence, featuresJson } from "./metrics";
+import { FITTER, type FitResult, fitOnce } from "./reuse";
 
 /** 422 `too_few_labels` unless a check has 30 of each answer, a pick or rate 50 labelled items. */
 function checkEnoughLabels(labels: QuestionLabels, questionId: string): void {
@@ -42,8 +46,20 @@ function checkEnoughLabels(labels: QuestionLabels, questionId: string): void {
 /** A fit made and measured, not yet stored. */
 type Fitted = Omit<CalibrationRow, "active" | "createdAt" | "deactivatedAt">;
 
-/** What the calibration operations use: the database and the decide path's calibration cache. */
-export type CalibrationDeps = Pick<Services, "db" | "calibrations">;
+/** What the calibration operations use: the database, the decide path's calibration cache, the rate limiter. */
+export type CalibrationDeps = Pick<Services, "db" | "calibrations" | "limits">;
+
+/**
+ * Who calls (issue 50): the account; the mode a calibration it creates gets (a test key's → test; a live key's or
+ * the console's → live); which modes it sees, lists and deletes (a key its own; the console null: all); whose
+ * requests per minute a fit counts against.
+ */
+export interface CalibrationOwner {
+  accountId: string;
+  mode: CalibrationMode;
+  sees: ModeScope;
+  subject: MoneySubject;
+}
 
 /** The body of createCalibration and previewCalibration, read and checked: an evaluation and a question id. */
 export interface CalibrationInput {
@@ -52,10 +68,20 @@ export interface CalibrationInput {
 }
 
 /**
- * The evaluation (404, 409 unless done), the question's labels (422), the fit and its cross-validated evidence
- * (422 when it gains nothing): what createCalibration stores and preview shows.
+ * A fit counts one request against the caller's requests per minute (429 `requests_per_minute`; issue 50: each
+ * reads up to 20 pages of items and fits for up to seconds of CPU), then the evaluation (404, 409 unless done),
+ * then the fit of that evaluation and question: the kept one, else the question's labels (422), the fit and its
+ * cross-validated evidence (422 when it gains nothing), kept. What createCalibration stores and preview shows.
  */
-async function fitLabels(deps: CalibrationDeps, accountId: string, input: CalibrationInput): Promise<Fitted> {
+async function fitLabels(
+  deps: CalibrationDeps,
+  owner: CalibrationOwner,
+  input: CalibrationInput,
+): Promise<Fitted> {
+  const now = Date.now();
+  const id = `calib_${ulid(now)}`;
+  await deps.limits.takeRequest(owner.subject, id, now);
+  const { accountId } = owner;
   const { evaluationId, questionId } = input;
   const evaluation = await findEvaluation(deps.db, accountId, evaluationId);
   if (!evaluation)
@@ -68,6 +94,18 @@ async function fitLabels(deps: CalibrationDeps, accountId: string, input: Calibr
       param: "evaluation",
       message: `The evaluation is \`${evaluation.status}\`: calibrate once it is \`done\`.`,
     });
+  const key = { accountId, evaluationId, questionId, fitter: FITTER };
+  const fit = await fitOnce(deps.db, key, () => fitQuestion(deps, evaluation.model, input));
+  return { ...fit, id, accountId, mode: owner.mode };
+}
+
+/** The question's labels (422), the fit and its cross-validated evidence (422 when it gains nothing). */
+async function fitQuestion(
+  deps: CalibrationDeps,
+  version: string,
+  input: CalibrationInput,
+): Promise<FitResult> {
+  const { evaluationId, questionId } = input;
   const labels = await questionLabels(deps.db, evaluationId, questionId);
   checkEnoughLabels(labels, questionId);
   const q = labels.question;
@@ -76,14 +114,12 @@ async function fitLabels(deps: CalibrationDeps, accountId: string, input: Calibr
   if (!(fit.nllAfter < fit.nllBefore))
     throw new ApiError("calibration_no_gain", {
       param: "question",
-      message: `Cross-validated NLL ${fit.nllAfter.toFixed(4)} with the fitted map against ${fit.nllBefore.toFixed(4)} with ${evaluation.model}'s own: the version is already as calibrated on these labels; nothing was applied.`,
+      message: `Cross-validated NLL ${fit.nllAfter.toFixed(4)} with the fitted map against ${fit.nllBefore.toFixed(4)} with ${version}'s own: the version is already as calibrated on these labels; nothing was applied.`,
     });
   return {
-    id: `calib_${ulid()}`,
-    accountId,
     evaluationId,
     questionId,
-    model: evaluation.model,
+    model: version,
     fingerprint: await questionFingerprint(q),
     question: labels.definition,
     method: fit.method,
@@ -101,11 +137,11 @@ async function fitLabels(deps: CalibrationDeps, accountId: string, input: Calibr
  */
 export async function createCalibration(
   deps: CalibrationDeps,
-  accountId: string,
+  owner: CalibrationOwner,
   input: CalibrationInput,
 ): Promise<CalibrationRow> {
-  const row = await insertCalibration(deps.db, await fitLabels(deps, accountId, input));
-  deps.calibrations.invalidate(accountId);
+  const row = await insertCalibration(deps.db, await fitLabels(deps, owner, input));
+  deps.calibrations.invalidate(owner.accountId);
   if (!row)
     throw new ApiError("calibration_limit_reached", {
       message: `The account has ${MAX_ACTIVE_CALIBRATIONS} active calibrations: delete one first.`,
@@ -119,20 +155,20 @@ export async function createCalibration(
  */
 export async function previewCalibration(
   deps: CalibrationDeps,
-  accountId: string,
+  owner: CalibrationOwner,
   input: CalibrationInput,
 ): Promise<CalibrationRow> {
-  const fitted = await fitLabels(deps, accountId, input);
+  const fitted = await fitLabels(deps, owner, input);
   return { ...fitted, active: false, createdAt: Date.now(), deactivatedAt: null };
 }
 
-/** listCalibrations: newest first, active or not. */
+/** listCalibrations: newest first, active or not, of the modes the caller sees. */
 export function listCalibrations(
   deps: CalibrationDeps,
-  accountId: string,
+  owner: CalibrationOwner,
   page: PageQuery,
 ): Promise<{ data: CalibrationRow[]; hasMore: boolean }> {
-  return selectCalibrations(deps.db, accountId, page.limit, page.after);
+  return selectCalibrations(deps.db, owner.accountId, owner.sees, page.limit, page.after);
 }
 
 const notFound = (id: string) =>
@@ -141,25 +177,35 @@ const notFound = (id: string) =>
     message: `No calibration \`${id}\` in this account.`,
   });
 
-/** getCalibration: active or not (a replaced or deleted one stays readable). */
+/**
+ * getCalibration: active or not (a replaced or deleted one stays readable until the retention); the other mode's
+ * answers as an unknown id.
+ */
 export async function getCalibration(
   deps: CalibrationDeps,
-  accountId: string,
+  owner: CalibrationOwner,
   id: string,
 ): Promise<CalibrationRow> {
-  const row = CALIBRATION_ID_PATTERN.test(id) ? await findCalibration(deps.db, accountId, id) : null;
+  const row = CALIBRATION_ID_PATTERN.test(id)
+    ? await findCalibration(deps.db, owner.accountId, id, owner.sees)
+    : null;
   if (!row) throw notFound(id);
   return row;
 }
 
-/** deleteCalibration: deactivates it (decides stop using it within about a second; replays keep it). */
+/**
+ * deleteCalibration: deactivates it (decides stop using it within about a second; replays keep it); the other
+ * mode's answers as an unknown id, unchanged.
+ */
 export async function deleteCalibration(
   deps: CalibrationDeps,
-  accountId: string,
+  owner: CalibrationOwner,
   id: string,
 ): Promise<CalibrationRow> {
-  const row = CALIBRATION_ID_PATTERN.test(id) ? await deactivateCalibration(deps.db, accountId, id) : null;
+  const row = CALIBRATION_ID_PATTERN.test(id)
+    ? await deactivateCalibration(deps.db, owner.accountId, id, owner.sees)
+    : null;
   if (!row) throw notFound(id);
-  deps.calibrations.invalidate(accountId);
+  deps.calibrations.invalidate(owner.accountId);
   return row;
 }

@@ -8,6 +8,7 @@ import type { Dispatched } from "../clients/engine";
 import {
   type ActiveCalibration,
   activeCalibrations,
+  type CalibrationMode,
   calibrationMaps,
   learnedModels,
 } from "../stores/calibrations";
@@ -15,7 +16,10 @@ import type { Database } from "../stores/db";
 import { KEY_CACHE_TTL_MS, type KeyRecord } from "../stores/keys";
 import { questionFingerprint } from "./question-fingerprint";
 
-/** Whose calibrations a call answers with: the account, and its generation as the key lookup read it. */
+/**
+ * Whose calibrations a call answers with: the account, and its generation as the key lookup read it (the call's
+ * mode is `forRequest`'s own argument).
+ */
 export type CalibrationCaller = Pick<KeyRecord, "accountId"> & {
   account: Pick<KeyRecord["account"], "calibrationsGeneration">;
 };
@@ -75,7 +79,7 @@ export class CalibrationLookup {
     const hit = this.cache.get(accountId);
     if (hit && hit.generation === generation && !this.fresh(accountId)) return hit.byQuestion;
     const rows = await activeCalibrations(this.db, accountId);
-    const byQuestion = new Map(rows.map((r) => [`${r.model}\n${r.fingerprint}`, r]));
+    const byQuestion = new Map(rows.map((r) => [`${r.mode}\n${r.model}\n${r.fingerprint}`, r]));
     if (this.cache.size >= CACHED_ACCOUNTS) this.cache.clear();
     this.cache.set(accountId, { generation, byQuestion });
     return byQuestion;
@@ -114,11 +118,16 @@ export class CalibrationLookup {
     return out;
   }
 
-  /** The calibrations that answer `request`'s questions on the exact version `model` for `key`'s account. */
+  /**
+   * The calibrations that answer `request`'s questions on the exact version `model` for `key`'s account, in
+   * `mode` (issue 50): a live call answers only with live calibrations, so a test key alone never changes a live
+   * answer; a test call with the question's test calibration if there is one, else its live one.
+   */
   async forRequest(
     key: CalibrationCaller,
     request: ValidatedDecide,
     model: string,
+    mode: CalibrationMode,
   ): Promise<AnswerCalibrations> {
     const out: AnswerCalibrations = new Map();
     const generation = key.account.calibrationsGeneration ?? 0;
@@ -127,7 +136,9 @@ export class CalibrationLookup {
     if (active.size === 0) return out;
     const learned = new Set<string>();
     for (const q of request.questions) {
-      const hit = active.get(`${model}\n${await questionFingerprint(q)}`);
+      const question = `${model}\n${await questionFingerprint(q)}`;
+      const hit =
+        (mode === "test" ? active.get(`test\n${question}`) : undefined) ?? active.get(`live\n${question}`);
       if (hit) out.set(q.id, { id: hit.id, map: hit.map });
       if (hit?.learned) learned.add(hit.id);
     }

@@ -5,6 +5,9 @@ import type { Database } from "./db";
 /** How a calibration answers (workers/calibrations/cross-validate.ts, `CalibrationMethod`). */
 export type StoredMethod = "temperature" | "temperature_bias" | "state_words";
 
+/** Whose decides a calibration answers: a test key's answer test decides only (issue 50). */
+export type CalibrationMode = "live" | "test";
+
 /** A calibration row (times in ms since epoch; `question`, `metrics` as JSON text with their order kept). */
 export interface CalibrationRow {
   id: string;
@@ -13,6 +16,8 @@ export interface CalibrationRow {
   questionId: string;
   model: string;
   fingerprint: string;
+  /** The mode of its creator: a test key → test; a live key or a console session → live. */
+  mode: CalibrationMode;
   question: string;
   method: StoredMethod;
   map: CalibrationMap;
@@ -35,6 +40,7 @@ export interface ActiveCalibration {
   id: string;
   model: string;
   fingerprint: string;
+  mode: CalibrationMode;
   map: CalibrationMap;
   /** True when it answers with a state-reading model (`learnedModel`), not with `map`. */
   learned: boolean;
@@ -42,7 +48,7 @@ export interface ActiveCalibration {
 
 /** The columns an API row reads (not the model: up to 256 KiB a row). */
 const ROW_COLUMNS =
-  "id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, features, n, metrics, active, created_at, deactivated_at";
+  "id, account_id, evaluation_id, question_id, model, fingerprint, mode, question, method, map, features, n, metrics, active, created_at, deactivated_at";
 
 const ms = (v: unknown): number | null =>
   v === null || v === undefined ? null : new Date(String(v)).getTime();
@@ -55,6 +61,7 @@ function toRow(r: Record<string, unknown>): CalibrationRow {
     questionId: String(r.question_id),
     model: String(r.model),
     fingerprint: String(r.fingerprint),
+    mode: r.mode === "test" ? "test" : "live",
     question: String(r.question),
     method: r.method === "temperature" || r.method === "state_words" ? r.method : "temperature_bias",
     map: JSON.parse(String(r.map)) as CalibrationMap,
@@ -68,8 +75,8 @@ function toRow(r: Record<string, unknown>): CalibrationRow {
 }
 
 /**
- * Inserts `c` as the account's active calibration for its (version, fingerprint), replacing the active one
- * there, unless the account would pass MAX_ACTIVE_CALIBRATIONS: null then, and nothing changed. The account's
+ * Inserts `c` as the account's active calibration for its (version, fingerprint, mode), replacing the active one
+ * there (the other mode's stays), unless the account would pass MAX_ACTIVE_CALIBRATIONS: null then, and nothing changed. The account's
  * row is locked first, so concurrent creates of one account count one after the other.
  */
 export async function insertCalibration(
@@ -77,8 +84,8 @@ export async function insertCalibration(
   c: Omit<CalibrationRow, "active" | "createdAt" | "deactivatedAt">,
 ): Promise<CalibrationRow | null> {
   const sql = db.sql();
-  const room = `(SELECT count(*) FROM calibrations
-                  WHERE account_id = $1 AND active AND NOT (model = $2 AND fingerprint = $3)) < ${MAX_ACTIVE_CALIBRATIONS}`;
+  const room = (mode: string) => `(SELECT count(*) FROM calibrations
+                  WHERE account_id = $1 AND active AND NOT (model = $2 AND fingerprint = $3 AND mode = ${mode})) < ${MAX_ACTIVE_CALIBRATIONS}`;
   const results = await sql.transaction([
     sql.query(
       "UPDATE accounts SET calibrations_generation = calibrations_generation + 1 WHERE id = $1 RETURNING id",
@@ -86,12 +93,12 @@ export async function insertCalibration(
     ),
     sql.query(
       `UPDATE calibrations SET active = false, deactivated_at = now()
-        WHERE account_id = $1 AND model = $2 AND fingerprint = $3 AND active AND ${room}`,
-      [c.accountId, c.model, c.fingerprint],
+        WHERE account_id = $1 AND model = $2 AND fingerprint = $3 AND mode = $4 AND active AND ${room("$4")}`,
+      [c.accountId, c.model, c.fingerprint, c.mode],
     ),
     sql.query(
-      `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics, features, learned)
-       SELECT $4, $1, $5, $6, $2, $3, $7, $8, $9, $10, $11, $12, $13 WHERE ${room} RETURNING ${ROW_COLUMNS}`,
+      `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics, features, learned, mode)
+       SELECT $4, $1, $5, $6, $2, $3, $7, $8, $9, $10, $11, $12, $13, $14 WHERE ${room("$14")} RETURNING ${ROW_COLUMNS}`,
       [
         c.accountId,
         c.model,
@@ -106,6 +113,7 @@ export async function insertCalibration(
         c.metrics,
         c.features ?? null,
         c.learned ?? null,
+        c.mode,
       ],
     ),
   ]);
@@ -113,69 +121,96 @@ export async function insertCalibration(
   return inserted[0] ? toRow(inserted[0]) : null;
 }
 
-/** Newest first, `limit` per page after `startingAfter` (an id). */
+/** What a caller sees: one mode's calibrations (an API key's), or all of them (a console session's: null). */
+export type ModeScope = CalibrationMode | null;
+
+/** Newest first, `limit` per page after `startingAfter` (an id), of the modes `sees`. */
 export async function listCalibrations(
   db: Database,
   accountId: string,
+  sees: ModeScope,
   limit: number,
   startingAfter: string | null,
 ): Promise<{ data: CalibrationRow[]; hasMore: boolean }> {
   const rows = (await db.sql().query(
     `SELECT ${ROW_COLUMNS} FROM calibrations WHERE account_id = $1 AND ($2::text IS NULL OR id < $2)
+        AND ($4::text IS NULL OR mode = $4)
       ORDER BY id DESC LIMIT $3`,
-    [accountId, startingAfter, limit + 1],
+    [accountId, startingAfter, limit + 1, sees],
   )) as Record<string, unknown>[];
   return { data: rows.slice(0, limit).map(toRow), hasMore: rows.length > limit };
 }
 
-/** One calibration of the account, active or not. */
+/** One calibration of the account of the modes `sees`, active or not. */
 export async function findCalibration(
   db: Database,
   accountId: string,
   id: string,
+  sees: ModeScope,
 ): Promise<CalibrationRow | null> {
   const rows = (await db
     .sql()
-    .query(`SELECT ${ROW_COLUMNS} FROM calibrations WHERE id = $1 AND account_id = $2`, [
-      id,
-      accountId,
-    ])) as Record<string, unknown>[];
+    .query(
+      `SELECT ${ROW_COLUMNS} FROM calibrations WHERE id = $1 AND account_id = $2 AND ($3::text IS NULL OR mode = $3)`,
+      [id, accountId, sees],
+    )) as Record<string, unknown>[];
   return rows[0] ? toRow(rows[0]) : null;
 }
 
-/** Deactivates one calibration (a deactivated one stays as it is); the row after, or null when not found. */
+/**
+ * Deactivates one calibration of the modes `sees` (a deactivated one stays as it is); the row after, or null when
+ * not found.
+ */
 export async function deactivateCalibration(
   db: Database,
   accountId: string,
   id: string,
+  sees: ModeScope,
 ): Promise<CalibrationRow | null> {
   const sql = db.sql();
+  const mine = "id = $2 AND account_id = $1 AND active AND ($3::text IS NULL OR mode = $3)";
   await sql.transaction([
     sql.query(
       `UPDATE accounts SET calibrations_generation = calibrations_generation + 1
-        WHERE id = $1 AND EXISTS (SELECT 1 FROM calibrations WHERE id = $2 AND account_id = $1 AND active)`,
-      [accountId, id],
+        WHERE id = $1 AND EXISTS (SELECT 1 FROM calibrations WHERE ${mine})`,
+      [accountId, id, sees],
     ),
-    sql.query(
-      "UPDATE calibrations SET active = false, deactivated_at = now() WHERE id = $1 AND account_id = $2 AND active",
-      [id, accountId],
-    ),
+    sql.query(`UPDATE calibrations SET active = false, deactivated_at = now() WHERE ${mine}`, [
+      accountId,
+      id,
+      sees,
+    ]),
   ]);
-  return findCalibration(db, accountId, id);
+  return findCalibration(db, accountId, id, sees);
 }
 
-/** Every active calibration of the account (at most MAX_ACTIVE_CALIBRATIONS): what its decides look up. */
+/**
+ * Deletes calibrations inactive for longer than `days` (the cron sweep; a replay needs one at most the
+ * idempotency window after its original, far less); how many.
+ */
+export async function deleteInactiveCalibrations(db: Database, days: number): Promise<number> {
+  const rows = (await db
+    .sql()
+    .query(
+      "DELETE FROM calibrations WHERE NOT active AND deactivated_at < now() - make_interval(days => $1) RETURNING id",
+      [days],
+    )) as unknown[];
+  return rows.length;
+}
+
+/** Every active calibration of the account, both modes (at most MAX_ACTIVE_CALIBRATIONS): what its decides look up. */
 export async function activeCalibrations(db: Database, accountId: string): Promise<ActiveCalibration[]> {
   const rows = (await db
     .sql()
     .query(
-      "SELECT id, model, fingerprint, map, learned IS NOT NULL AS learned FROM calibrations WHERE account_id = $1 AND active",
+      "SELECT id, model, fingerprint, mode, map, learned IS NOT NULL AS learned FROM calibrations WHERE account_id = $1 AND active",
       [accountId],
     )) as Record<string, unknown>[];
   return rows.map((r) => ({
     id: String(r.id),
     model: String(r.model),
     fingerprint: String(r.fingerprint),
+    mode: r.mode === "test" ? "test" : "live",
     map: JSON.parse(String(r.map)) as CalibrationMap,
     learned: r.learned === true || r.learned === "t" || r.learned === "true",
   }));

@@ -105,6 +105,8 @@ class _CalibrationFields(TypedDict):
     #: Labelled items the map was fitted on.
     n: int
     metrics: CalibrationFolds
+    #: The mode of its creator: ``test`` answers only test decides; ``live`` live ones (and test ones without a test one).
+    mode: Literal["live", "test"]
     active: bool
     created: int
     deactivated: Optional[int]

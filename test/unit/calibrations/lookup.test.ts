@@ -3,6 +3,7 @@ import { shapeAnswer } from "../../../schema/answers";
 import type { ValidatedDecide } from "../../../schema/decide";
 import type { ScoreQuestion, ScoreResponse } from "../../../schema/engine-protocol";
 import { CalibrationLookup, calibrateAnswers } from "../../../workers/decide/calibration";
+import { questionFingerprint } from "../../../workers/decide/question-fingerprint";
 import type { Database } from "../../../workers/stores/db";
 import type { KeyRecord } from "../../../workers/stores/keys";
 
@@ -34,17 +35,17 @@ describe("the hot path (issue 44: no new round trip for an account without calib
   it("an account that never calibrated (generation 0 or absent) looks nothing up", async () => {
     const { db, calls } = countingDb();
     const lookup = new CalibrationLookup(db);
-    expect((await lookup.forRequest(key(0), request, "svc-1.5.1")).size).toBe(0);
-    expect((await lookup.forRequest(key(), request, "svc-1.5.1")).size).toBe(0);
+    expect((await lookup.forRequest(key(0), request, "svc-1.5.1", "live")).size).toBe(0);
+    expect((await lookup.forRequest(key(), request, "svc-1.5.1", "live")).size).toBe(0);
     expect(calls).toHaveLength(0);
   });
 
   it("an account with calibrations: one query per isolate per generation, then none", async () => {
     const { db, calls } = countingDb([]);
     const lookup = new CalibrationLookup(db);
-    for (let i = 0; i < 3; i++) await lookup.forRequest(key(4), request, "svc-1.5.1");
+    for (let i = 0; i < 3; i++) await lookup.forRequest(key(4), request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(1);
-    await lookup.forRequest(key(5), request, "svc-1.5.1");
+    await lookup.forRequest(key(5), request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(2);
   });
 });
@@ -111,11 +112,34 @@ describe("a change made in this isolate", () => {
     let t = 1_000;
     const lookup = new CalibrationLookup(db, () => t);
     lookup.invalidate("acc_1");
-    await lookup.forRequest(key(0), request, "svc-1.5.1");
-    await lookup.forRequest(key(0), request, "svc-1.5.1");
+    await lookup.forRequest(key(0), request, "svc-1.5.1", "live");
+    await lookup.forRequest(key(0), request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(2);
     t += 1_001;
-    await lookup.forRequest(key(0), request, "svc-1.5.1");
+    await lookup.forRequest(key(0), request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(2);
+  });
+});
+
+describe("modes (issue 50: a test key alone never changes what a live decide answers)", () => {
+  const row = async (id: string, mode: "live" | "test") => ({
+    id,
+    model: "svc-1.5.1",
+    fingerprint: await questionFingerprint(request.questions[0]!),
+    mode,
+    map: JSON.stringify({ temperature: 1, bias: [0, 0] }),
+    learned: false,
+  });
+
+  it("live decides answer only with live calibrations; test decides with the test one if there is one, else the live one", async () => {
+    const both = new CalibrationLookup(
+      countingDb([await row("c_live", "live"), await row("c_test", "test")]).db,
+    );
+    expect((await both.forRequest(key(1), request, "svc-1.5.1", "live")).get("q")?.id).toBe("c_live");
+    expect((await both.forRequest(key(1), request, "svc-1.5.1", "test")).get("q")?.id).toBe("c_test");
+    const testOnly = new CalibrationLookup(countingDb([await row("c_test", "test")]).db);
+    expect((await testOnly.forRequest(key(1), request, "svc-1.5.1", "live")).size).toBe(0);
+    const liveOnly = new CalibrationLookup(countingDb([await row("c_live", "live")]).db);
+    expect((await liveOnly.forRequest(key(1), request, "svc-1.5.1", "test")).get("q")?.id).toBe("c_live");
   });
 });

@@ -84,10 +84,10 @@ describe("the hot path with a state-reading calibration (issue 49: 'no new Postg
       questions: [{ id: "spam", type: "check", instructions: "Is it spam?", criteria: null }],
     };
     const lookup = new CalibrationLookup(db);
-    const first = await lookup.forRequest(key, request, "svc-1.5.1");
+    const first = await lookup.forRequest(key, request, "svc-1.5.1", "live");
     expect(first.get("spam")?.model).toEqual(model);
     expect(calls).toHaveLength(2);
-    for (let i = 0; i < 3; i++) await lookup.forRequest(key, request, "svc-1.5.1");
+    for (let i = 0; i < 3; i++) await lookup.forRequest(key, request, "svc-1.5.1", "live");
     expect(calls).toHaveLength(2);
     // A replay reads the maps by id (one query), the model from the isolate.
     const replay = await lookup.byIds("acc_1", { spam: "calib_w" });

@@ -60,7 +60,7 @@ async function calibratedAccount() {
     body: { evaluation: e, question: "refund" },
   });
   const c = (await res.json()) as { id: string; map: { temperature: number; bias: number[] } };
-  return { account: a, key, calibration: c };
+  return { account: a, key, calibration: c, evaluation: e };
 }
 
 const expectedYes = (map: { temperature: number; bias: number[] }) =>
@@ -119,8 +119,13 @@ describe("decides answer a calibrated question with the account's map (issue 44)
   });
 
   it("billing does not change: the same tokens and charge as the same decide of an account without calibrations", async () => {
-    const { account } = await calibratedAccount();
+    const { account, evaluation } = await calibratedAccount();
     const liveKey = account.keys[1]!.secret;
+    // A live decide answers with a live calibration only (issue 50): the live key makes one.
+    await consoleCall("POST", "/v1/calibrations", {
+      bearer: liveKey,
+      body: { evaluation, question: "refund" },
+    });
     const ledger = buildServices(env).ledger(account.accountId);
     await ledger.credit({ account_id: account.accountId, payment_id: "pay", amount_micro_cents: 1_000_000 });
     const calibrated = await decide(liveKey, body({ refund: REFUND_CHECK }));

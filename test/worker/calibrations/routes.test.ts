@@ -266,7 +266,7 @@ describe("GET and DELETE /v1/calibrations/{id}", () => {
     const del = await consoleCall("DELETE", `/v1/calibrations/${made.id}`, { bearer: live });
     expect(del.status).toBe(200);
     expect(((await del.json()) as Calibration).active).toBe(false);
-    const read = await consoleCall("GET", `/v1/calibrations/${made.id}`, { bearer: test });
+    const read = await consoleCall("GET", `/v1/calibrations/${made.id}`, { bearer: live });
     expect(((await read.json()) as Calibration).active).toBe(false);
     const other = await seed({ keys: [{ mode: "test" }] });
     await expectError(

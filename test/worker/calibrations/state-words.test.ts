@@ -65,8 +65,8 @@ async function stateReadingAccount() {
     .replace(/[ILOU]/g, "A")
     .slice(0, 22)}`;
   await q(
-    `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics, features, learned)
-     VALUES ($1, $2, 'eval_x', 'spam', 'svc-1.5.1', $3, $4, 'state_words', $5, 100, '{}', '{"kind":"state_words"}', $6)`,
+    `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics, features, learned, mode)
+     VALUES ($1, $2, 'eval_x', 'spam', 'svc-1.5.1', $3, $4, 'state_words', $5, 100, '{}', '{"kind":"state_words"}', $6, 'test')`,
     [
       id,
       a.accountId,

@@ -51,6 +51,7 @@ describe("@svc/sdk calibrations against the Worker", () => {
       object: "calibration",
       model: "svc-1.5.1",
       question: REFUND_CHECK,
+      mode: "test",
       active: true,
     });
     expect(made.map).toEqual(preview.map);
@@ -67,9 +68,9 @@ describe("@svc/sdk calibrations against the Worker", () => {
 
     expect(await test.deleteCalibration(made.id)).toMatchObject({ id: made.id, active: false });
     expect((await test.decide(ask)).answers.refund).not.toHaveProperty("calibration");
-    const live = client(a.keys[1]!.secret); // another key of the account
-    expect((await live.getCalibration(made.id)).active).toBe(false);
-    const err = await live.getCalibration("calib_01JD0000000000000000000000").catch((e: unknown) => e);
+    expect((await test.getCalibration(made.id)).active).toBe(false);
+    const live = client(a.keys[1]!.secret); // a live key of the account: a test key's calibration is not its
+    const err = await live.getCalibration(made.id).catch((e: unknown) => e);
     expect(isSvcError(err, "not_found")).toBe(true);
     expect(err).toMatchObject({ code: "calibration_not_found", status: 404 });
   });

@@ -40,7 +40,7 @@ const fitBody = {
   body: { required: true, content: { "application/json": { schema: CreateCalibrationWire } } },
 };
 
-/** Calibrations (issue 44): any key of the account with `decide`, live or test, then their console twins. */
+/** Calibrations (issue 44): any key of the account with `decide`, each in its own mode (issue 50), then their console twins. */
 export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
   apiAndConsole(
     {
@@ -53,8 +53,8 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
       errors: CREATE_ERRORS,
     },
     CALIBRATION_CALLERS,
-    async function createCalibrationHandler(c, accountId) {
-      const row = await createCalibration(c.var, accountId, await readFitBody(c));
+    async function createCalibrationHandler(c, owner) {
+      const row = await createCalibration(c.var, owner, await readFitBody(c));
       return jsonText(c, calibrationJson(row), 201);
     },
   ),
@@ -74,8 +74,8 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
       errors: PREVIEW_ERRORS,
     },
     CALIBRATION_CALLERS,
-    async function previewCalibrationHandler(c, accountId) {
-      const row = await previewCalibration(c.var, accountId, await readFitBody(c));
+    async function previewCalibrationHandler(c, owner) {
+      const row = await previewCalibration(c.var, owner, await readFitBody(c));
       return jsonText(c, calibrationJson(row, true), 200);
     },
   ),
@@ -90,9 +90,9 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
       errors: LIST_ERRORS,
     },
     CALIBRATION_CALLERS,
-    async function listCalibrationsHandler(c, accountId) {
+    async function listCalibrationsHandler(c, owner) {
       const query = pageQuery(c, CALIBRATION_ID_PATTERN, "a calibration id");
-      const page = await listCalibrations(c.var, accountId, query);
+      const page = await listCalibrations(c.var, owner, query);
       return jsonText(c, calibrationListJson(page.data, page.hasMore), 200);
     },
   ),
@@ -107,8 +107,8 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
       errors: ["calibration_not_found"],
     },
     CALIBRATION_CALLERS,
-    async function getCalibrationHandler(c, accountId) {
-      return jsonText(c, calibrationJson(await getCalibration(c.var, accountId, pathId(c))), 200);
+    async function getCalibrationHandler(c, owner) {
+      return jsonText(c, calibrationJson(await getCalibration(c.var, owner, pathId(c))), 200);
     },
   ),
   apiAndConsole(
@@ -122,8 +122,8 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
       errors: ["calibration_not_found"],
     },
     CALIBRATION_CALLERS,
-    async function deleteCalibrationHandler(c, accountId) {
-      return jsonText(c, calibrationJson(await deleteCalibration(c.var, accountId, pathId(c))), 200);
+    async function deleteCalibrationHandler(c, owner) {
+      return jsonText(c, calibrationJson(await deleteCalibration(c.var, owner, pathId(c))), 200);
     },
   ),
 ]);

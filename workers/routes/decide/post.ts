@@ -38,7 +38,7 @@ async function checkRequest(c: Context<AppEnv>, key: KeyRecord): Promise<MoneyPa
   checkUniqueness(request);
   // 6. rendering and token limits (413); the charge is known from here on
   const tokens = checkTokenLimits(request, model.version.limits);
-  const calibrations = await c.var.calibrations.forRequest(key, request, model.version.id);
+  const calibrations = await c.var.calibrations.forRequest(key, request, model.version.id, key.mode);
   const engineRequest = renderForEngine(request, model.version.id, c.var.requestId);
   return {
     body,
