@@ -1,7 +1,8 @@
-// Learn from your labels (issue 49), end to end on the REAL model: labelled mail that svc-1.4.0 answers at chance
-// → an evaluation → a calibration that reads the state (`method: "state_words"`) → held-out decides carry it and
-// beat the version's own answers on AUC and NLL; a replay after delete is byte-identical; an edited question is
-// untouched. The mail is the repo's spam-check family (SpamAssassin), the shortest 60 train and 30 held-out items.
+// Learn from your labels (issue 49), end to end on the REAL model: labelled mail that svc-1.4.0 answers weakly
+// (held-out AUC 0.78 on these mails, cross-validated 0.83; a map cannot raise an AUC) → an evaluation → a
+// calibration that reads the state (`method: "state_words"`) → held-out decides carry it and beat the version's
+// own answers on AUC and NLL; a replay after delete is byte-identical; an edited question is untouched. The mail
+// is the repo's spam-check family (SpamAssassin), the shortest 60 train and 30 held-out items.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
@@ -45,6 +46,10 @@ afterAll(async () => {
   await gpu?.stop();
 });
 
+/** A decide's answers as this test reads them. */
+type Answers = { answers: Record<string, { probability: number; calibration?: string }> };
+const answersOf = (r: { json: unknown }) => (r.json as Answers).answers;
+
 async function api(method: string, path: string, secret: string, body?: unknown) {
   const res = await fetch(`${edge.url}${path}`, {
     method,
@@ -78,7 +83,7 @@ function quality(pYes: number[], yes: boolean[]) {
 }
 
 describe("learn from your labels, on the real model", () => {
-  it("mail at chance → evaluation → method state_words; held-out decides carry it with better AUC and NLL; replay after delete byte-identical; an edited question untouched", async () => {
+  it("labelled mail the version answers weakly → evaluation → method state_words; held-out decides carry it with better AUC and NLL; replay after delete byte-identical; an edited question untouched", async () => {
     const mine = await seed({ keys: [{ mode: "test" }, { mode: "live" }] });
     const other = await seed({ keys: [{ mode: "live" }] });
     const [test, live] = mine.keys.map((k) => k.secret) as [string, string];
@@ -124,18 +129,18 @@ describe("learn from your labels, on the real model", () => {
       (await decide(edge.url, secret, { model: MODEL, state, questions: { spam: question } })) as unknown as {
         status: number;
         text: string;
-        json: { answers: Record<string, any> };
+        json: { answers: Record<string, { probability: number; calibration?: string }> };
       };
     const calibrated: number[] = [];
     const plain: number[] = [];
     for (const m of HELD) {
       const a = await ask(live, m.state);
       expect(a.status, a.text).toBe(200);
-      expect(a.json.answers.spam.calibration).toBe(calibration.id);
-      calibrated.push(a.json.answers.spam.probability);
+      expect(a.json.answers.spam?.calibration).toBe(calibration.id);
+      calibrated.push(a.json.answers.spam!.probability);
       const b = await ask(otherLive, m.state);
       expect(b.json.answers.spam).not.toHaveProperty("calibration");
-      plain.push(b.json.answers.spam.probability);
+      plain.push(b.json.answers.spam!.probability);
     }
     const labels = HELD.map((m) => m.answer);
     const before = quality(plain, labels);
@@ -156,10 +161,10 @@ describe("learn from your labels, on the real model", () => {
     // A replay after the calibration was deleted: the same bytes, the words model applied again.
     const body = { model: MODEL, state: HELD[1]!.state, questions: { spam: QUESTION } };
     const original = await decide(edge.url, live, body, { "idempotency-key": "state-words-replay" });
-    expect((original.json as any).answers.spam.calibration).toBe(calibration.id);
+    expect(answersOf(original).spam?.calibration).toBe(calibration.id);
     expect((await api("DELETE", `/v1/calibrations/${calibration.id}`, live)).json.active).toBe(false);
     await new Promise((r) => setTimeout(r, 1_100)); // the key cache (≤ 1 s) carries the account's generation
-    expect(((await decide(edge.url, live, body)).json as any).answers.spam).not.toHaveProperty("calibration");
+    expect(answersOf(await decide(edge.url, live, body)).spam).not.toHaveProperty("calibration");
     const replay = await decide(edge.url, live, body, { "idempotency-key": "state-words-replay" });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.text).toBe(original.text);
