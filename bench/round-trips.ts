@@ -15,6 +15,7 @@ import { startServices } from "../scripts/stack/services";
 import { questionFingerprint } from "../workers/decide/question-fingerprint";
 import { BENCH_ADMIN_TOKEN, BENCH_GPU_SECRET, fundedAccount } from "./support/funded-account";
 import { instantEngine } from "./support/instant-engine";
+import { stateWordsCalibration, stateWordsWork, syntheticTicket } from "./support/state-words-calibration";
 
 const ROOT = resolve(process.argv[2] ?? ".");
 
@@ -79,9 +80,13 @@ export default {
 
 /**
  * Gives the account an active calibration of BODY's question on the alias's version, as createCalibration
- * stores it (the fit's numbers do not change the round trips).
+ * stores it (the fit's numbers do not change the round trips): a map, or (`learned`) a state-reading model.
  */
-async function calibrate(env: Parameters<typeof fundedAccount>[0], accountId: string): Promise<void> {
+async function calibrate(
+  env: Parameters<typeof fundedAccount>[0],
+  accountId: string,
+  learned?: { learned: string; features: string },
+): Promise<void> {
   const fingerprint = await questionFingerprint({
     id: "refund",
     type: "check",
@@ -90,10 +95,17 @@ async function calibrate(env: Parameters<typeof fundedAccount>[0], accountId: st
   });
   await withNodeClient(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY }, async (q) => {
     await q(
-      `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics)
-       VALUES ('calib_01JDBENCH000000000000000000', $1, 'eval_bench', 'refund', $2, $3, '{}', 'temperature_bias',
-               '{"temperature":0.8,"bias":[0.1,0]}', 100, '{}')`,
-      [accountId, ALIASES["svc-1"], fingerprint],
+      `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics, features, learned)
+       VALUES ($4, $1, 'eval_bench', 'refund', $2, $3, '{}', $5, '{"temperature":0.8,"bias":[0.1,0]}', 100, '{}', $6, $7)`,
+      [
+        accountId,
+        ALIASES["svc-1"],
+        fingerprint,
+        learned ? "calib_01JDBENCHW0RDS00000000000" : "calib_01JDBENCH000000000000000000",
+        learned ? "state_words" : "temperature_bias",
+        learned?.features ?? null,
+        learned?.learned ?? null,
+      ],
     );
     await q("UPDATE accounts SET calibrations_generation = calibrations_generation + 1 WHERE id = $1", [
       accountId,
@@ -130,6 +142,9 @@ async function main(): Promise<void> {
     const plain = await fundedAccount(services.env, edge.url);
     const calibrated = await fundedAccount(services.env, edge.url);
     await calibrate(services.env, calibrated.accountId);
+    const model = stateWordsCalibration();
+    const words = await fundedAccount(services.env, edge.url);
+    await calibrate(services.env, words.accountId, model);
     let headers = plain.headers;
     const decide = (extra: Record<string, string>) =>
       fetch(`${edge.url}/v1/decide`, { method: "POST", headers: { ...headers, ...extra }, body: BODY });
@@ -144,6 +159,8 @@ async function main(): Promise<void> {
       ["calibrated question, first decide of the isolate (maps loaded)", {}, calibrated],
       ["calibrated question, maps cached", {}, calibrated],
       ["calibrated question, fresh idempotency key", { "idempotency-key": `rt-c-${Date.now()}` }, calibrated],
+      ["state-reading calibration, first decide of the isolate (model loaded)", {}, words],
+      ["state-reading calibration, model cached", {}, words],
     ] as const) {
       headers = account.headers;
       await new Promise((r) => setTimeout(r, 600)); // earlier background writes settle
@@ -174,6 +191,11 @@ async function main(): Promise<void> {
     console.log(
       `\ndecide p50 through the edge (instant engine, 180 each, alternating): no calibrations ${p.toFixed(2)} ms, calibrated question ${c.toFixed(2)} ms (ratio ${(c / p).toFixed(2)})`,
     );
+    await stateReadingCost(
+      edge.url,
+      { plain: plain.headers, map: calibrated.headers, words: words.headers },
+      model.learned,
+    );
   } finally {
     await edge.stop();
     redis.stop();
@@ -181,6 +203,43 @@ async function main(): Promise<void> {
     await engine.stop();
     await services.stop();
   }
+}
+
+/**
+ * A state-reading calibration's cost in time (issue 49): the same decide on a 300-word ticket, rotating an account
+ * without calibrations, one with a map and one with a state-reading model on the question, same run.
+ */
+async function stateReadingCost(
+  url: string,
+  headers: Record<"plain" | "map" | "words", Record<string, string>>,
+  learned: string,
+): Promise<void> {
+  const modelBytes = learned.length;
+  const body = JSON.stringify({
+    state: { ticket: syntheticTicket(9_999, 300, true) },
+    questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
+    fallback: "never",
+  });
+  const kinds = ["plain", "map", "words"] as const;
+  const times: Record<(typeof kinds)[number], number[]> = { plain: [], map: [], words: [] };
+  for (let i = 0; i < 600; i++) {
+    const which = kinds[i % 3]!;
+    const t0 = performance.now();
+    const res = await fetch(`${url}/v1/decide`, { method: "POST", headers: headers[which], body });
+    const text = await res.text();
+    if (i < 3 && (res.status !== 200 || (which === "words") !== text.includes("calib_01JDBENCHW0RDS")))
+      throw new Error(`state-reading bench: unexpected answer ${res.status} ${text}`);
+    if (i >= 60) times[which].push(performance.now() - t0);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const [p, m, w] = kinds.map((k) => median(times[k])) as [number, number, number];
+  const work = stateWordsWork(learned, syntheticTicket(9_999, 300, true));
+  console.log(
+    `state-reading work of that decide, in process (median of ${work.runs}): read the model ${work.readMs.toFixed(2)} ms (once per isolate), count the words ${work.countMs.toFixed(3)} ms, apply the model ${work.applyMs.toFixed(3)} ms`,
+  );
+  console.log(
+    `decide p50 on a 300-word ticket (instant engine, 180 each, rotating): no calibrations ${p.toFixed(2)} ms, map-calibrated ${m.toFixed(2)} ms, state-reading calibrated ${w.toFixed(2)} ms (model ${Math.round(modelBytes / 1024)} KiB): extra ${(w - p).toFixed(2)} ms over no calibration, ${(w - m).toFixed(2)} ms over a map`,
+  );
 }
 
 main().catch((e) => {

@@ -1,10 +1,25 @@
 /** How the console words calibrations (no DOM here: the unit tier reads it too). */
 
 /** How a method reads. */
-export const METHOD_TEXT: Record<"temperature" | "temperature_bias", string> = {
+export const METHOD_TEXT: Record<"temperature" | "temperature_bias" | "state_words", string> = {
   temperature: "temperature",
   temperature_bias: "temperature and bias",
+  state_words: "the state's words with the version's answer",
 };
+
+/**
+ * Why the fit chose what it chose, in words (workers/calibrations/cross-validate.ts `chooseFit`): the lowest
+ * cross-validated NLL among the maps, and the state's words only when they beat the better of that map and the
+ * version's own answers by more than one paired standard error.
+ */
+export function methodReason(method: keyof typeof METHOD_TEXT, triedWords: boolean): string {
+  const rule = triedWords
+    ? "Reading the state wins only when its held-out NLL beats the better of the best map and the version's own answers by more than one paired standard error."
+    : "The state's words were not tried: some labelled items were scored before answers kept their state's words.";
+  if (method === "state_words")
+    return `Chosen: the state's words, read with the version's answer, had the lowest held-out NLL by a clear margin. ${rule}`;
+  return `Chosen: ${METHOD_TEXT[method]}, the map with the lowest held-out NLL (ties go to the simpler). ${rule}`;
+}
 
 /** What a refused fit means, said before the API's own sentence. */
 export const CALIBRATION_LEADS: Readonly<Record<string, string>> = {

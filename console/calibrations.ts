@@ -30,6 +30,19 @@ export interface CalibrationMetrics {
   thresholds: Array<{ target: number; min_confidence: number | null; coverage: number | null }>;
 }
 
+/** How a calibration answers: a map on the version's answer, or a model that also reads the state's words. */
+export type CalibrationMethod = "temperature" | "temperature_bias" | "state_words";
+
+/** A state-reading calibration's `features`: the written procedure and the size of what it learned. */
+export interface CalibrationFeatures {
+  kind: "state_words";
+  procedure: string;
+  buckets: number;
+  vocabulary: number;
+  l2: number;
+  model_bytes: number;
+}
+
 /** A calibration, or its preview (`id` null, `object` "calibration_preview"). */
 export interface Calibration {
   id: string | null;
@@ -38,10 +51,18 @@ export interface Calibration {
   evaluation: string;
   question_id: string;
   question: QuestionDefinition;
-  method: "temperature" | "temperature_bias";
+  method: CalibrationMethod;
+  /** What a state-reading model read of the state; null for a map. */
+  features: CalibrationFeatures | null;
   map: { temperature: number; bias: number[] };
   n: number;
-  metrics: { folds: number; before: CalibrationMetrics; after: CalibrationMetrics };
+  metrics: {
+    folds: number;
+    before: CalibrationMetrics;
+    after: CalibrationMetrics;
+    /** Every method tried, with its cross-validated metrics on the same folds (absent on older calibrations). */
+    methods?: Array<{ method: CalibrationMethod; l2?: number; metrics: CalibrationMetrics }>;
+  };
   active: boolean;
   created: number;
   deactivated: number | null;

@@ -1,5 +1,5 @@
 import { ApiError, api, errorText } from "../api";
-import { questionSummary } from "../calibration-words";
+import { METHOD_TEXT, questionSummary } from "../calibration-words";
 import { CALIBRATIONS, type Calibration } from "../calibrations";
 import { confirmDialog } from "../confirm";
 import { h, notice } from "../dom";
@@ -181,9 +181,16 @@ export async function calibrationsPage(main: HTMLElement): Promise<void> {
             h(
               "tr",
               {},
-              ...["Question", "Version", "n", "ECE-15 before → after", "Applied since", "Status", ""].map(
-                (t) => h("th", { scope: "col" }, t),
-              ),
+              ...[
+                "Question",
+                "Version",
+                "Method",
+                "n",
+                "ECE-15 before → after",
+                "Applied since",
+                "Status",
+                "",
+              ].map((t) => h("th", { scope: "col" }, t)),
             ),
           ),
           h(
@@ -213,6 +220,7 @@ export async function calibrationsPage(main: HTMLElement): Promise<void> {
                   questionSummary(c.question),
                 ),
                 h("td", {}, c.model),
+                h("td", { class: "method", "data-method": c.method }, METHOD_TEXT[c.method]),
                 h("td", { class: "num" }, String(c.n)),
                 h(
                   "td",
@@ -236,7 +244,7 @@ export async function calibrationsPage(main: HTMLElement): Promise<void> {
                 h(
                   "tr",
                   { class: "moved-row", "data-moved": c.id },
-                  h("td", { colspan: 7 }, movedNotice(c, m, runs[i] ?? null)),
+                  h("td", { colspan: 8 }, movedNotice(c, m, runs[i] ?? null)),
                 ),
               ];
             }),

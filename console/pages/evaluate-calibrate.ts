@@ -1,4 +1,5 @@
 import { api } from "../api";
+import { methodsTable } from "../calibration-methods";
 import { METHOD_TEXT } from "../calibration-words";
 import {
   CALIBRATION_PREVIEWS,
@@ -141,6 +142,7 @@ function previewView(p: Calibration, onApply: (status: HTMLElement) => Promise<b
     if (!(await onApply(status))) apply.removeAttribute("disabled");
   });
   const { before, after } = p.metrics;
+  const methods = methodsTable(p);
   return [
     h(
       "h4",
@@ -154,6 +156,7 @@ function previewView(p: Calibration, onApply: (status: HTMLElement) => Promise<b
       reliabilityChart(`After: calibrated on your labels (ECE-15 ${fixed(after.ece15)})`, after.reliability),
     ),
     metricsTable(p),
+    ...(methods ? [methods] : []),
     thresholdsTable(p),
     snippet(p),
     h(
@@ -163,7 +166,7 @@ function previewView(p: Calibration, onApply: (status: HTMLElement) => Promise<b
       h(
         "span",
         { class: "hint" },
-        `From then on, decides of this question on ${p.model} answer with this map; other answers are unchanged.`,
+        `From then on, decides of this question on ${p.model} answer with this ${p.method === "state_words" ? "model" : "map"}; other answers are unchanged.`,
       ),
     ),
     status,

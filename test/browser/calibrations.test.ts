@@ -22,7 +22,11 @@ const SHOTS = process.env.SVC_SCREENSHOTS
 
 interface Preview {
   model: string;
-  metrics: { after: { thresholds: Array<{ target: number; min_confidence: number | null }> } };
+  method: string;
+  metrics: {
+    after: { thresholds: Array<{ target: number; min_confidence: number | null }> };
+    methods: Array<{ method: string; metrics: { nll: number } }>;
+  };
 }
 
 describe.skipIf(!CHROMIUM)(
@@ -123,6 +127,27 @@ describe.skipIf(!CHROMIUM)(
       expect(Number(await metric("nll", "after"))).toBeLessThan(Number(await metric("nll", "before")));
       expect(await metric("auc", "before")).toMatch(/^0\.\d{3}$/);
       expect(await metric("brier", "after")).toMatch(/^0\.\d{4}$/);
+      // Which method won and why (issue 49): the version's own answers and every method tried, on the same
+      // held-out folds (NLL, accuracy, AUC, ECE-15), the chosen one marked, the rule in words.
+      const tried = view.locator("table.calibration-methods tbody tr");
+      expect(await tried.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-method")))).toEqual([
+        "version",
+        ...preview.metrics.methods.map((m) => m.method),
+      ]);
+      expect(preview.metrics.methods.map((m) => m.method)).toContain("state_words");
+      expect(await view.locator("table.calibration-methods tr.chosen").getAttribute("data-method")).toBe(
+        preview.method,
+      );
+      for (const m of preview.metrics.methods)
+        expect(
+          await view.locator(`table.calibration-methods tr[data-method="${m.method}"] td.nll`).textContent(),
+        ).toBe(m.metrics.nll.toFixed(4));
+      expect(
+        await view.locator('table.calibration-methods tr[data-method="state_words"] td.auc').textContent(),
+      ).toMatch(/^0\.\d{3}$/);
+      expect(await view.locator(".method-reason").textContent()).toMatch(
+        /^Chosen: temperature and bias, the map with the lowest held-out NLL .*Reading the state wins only when/,
+      );
       // Uncalibrated and calibrated thresholds for 90, 95 and 99 % accuracy.
       const thresholds = view.locator("table.calibration-thresholds tbody tr");
       expect(await thresholds.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-target")))).toEqual([
@@ -180,6 +205,7 @@ describe.skipIf(!CHROMIUM)(
       const applied = rows.filter({ hasText: "svc-1.5.1" });
       expect(await applied.textContent()).toContain(`refund check: ${REFUND_CHECK.instructions}`);
       expect(await applied.locator("td.num").first().textContent()).toBe("200");
+      expect(await applied.locator("td.method").textContent()).toBe("temperature and bias");
       expect(await applied.locator("td.ece").textContent()).toMatch(/^0\.\d{3} → 0\.\d{3}$/);
       expect(await applied.locator("td.status").textContent()).toBe("active");
       expect(await applied.textContent()).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/);

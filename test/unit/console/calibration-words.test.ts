@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { CALIBRATION_LEADS, questionSummary } from "../../../console/calibration-words";
+import {
+  CALIBRATION_LEADS,
+  METHOD_TEXT,
+  methodReason,
+  questionSummary,
+} from "../../../console/calibration-words";
 import { ERRORS } from "../../../schema/errors";
 
 describe("the console's words for calibrations", () => {
@@ -17,5 +22,14 @@ describe("the console's words for calibrations", () => {
     expect(questionSummary({ type: "pick", instructions: "x".repeat(100) }, 10)).toBe(
       `pick: ${"x".repeat(9)}…`,
     );
+  });
+
+  it("the Calibrate view says which method won and why (issue 49: the one with the better held-out NLL wins)", () => {
+    expect(Object.keys(METHOD_TEXT)).toEqual(["temperature", "temperature_bias", "state_words"]);
+    expect(methodReason("state_words", true)).toMatch(/^Chosen: the state's words.*lowest held-out NLL/);
+    expect(methodReason("temperature_bias", true)).toMatch(
+      /^Chosen: temperature and bias, the map with the lowest held-out NLL.*one paired standard error\.$/,
+    );
+    expect(methodReason("temperature", false)).toContain("The state's words were not tried");
   });
 });
