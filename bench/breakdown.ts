@@ -108,7 +108,7 @@ async function cpuSteps(body: string, iterations: number) {
     "render + tokenize (token limits)": await time(() => checkTokenLimits(req, model.version.limits)),
     "render for the engine": await time(() => renderForEngine(req, model.version.id, "req_01JDBENCH0000000000000000")),
     "idempotency fingerprint": await time(() => requestFingerprint(parsed)),
-    "sign the engine call (HMAC)": await time(() => signRequest("bench-gpu-secret", { method: "POST", path: "/v1/score", body: JSON.stringify(rendered) })),
+    "sign the engine call (HMAC)": await time(() => signRequest("bench-gpu-secret", { method: "POST", origin: "http://127.0.0.1:9000", path: "/v1/score", body: JSON.stringify(rendered) })),
   };
 }
 
@@ -126,7 +126,7 @@ export default {
       totals = [];
       return Response.json(out);
     }
-    if (path === "/__bench/cpu") return Response.json(await cpuSteps(await req.text(), 200));
+    if (path === "/__bench/cpu") return Response.json(await cpuSteps(await req.text(), 200).catch((e) => ({ error: String(e?.stack ?? e) })));
     if (path === "/__bench/floor") {
       const what = new URL(req.url).searchParams.get("what");
       const t0 = performance.now();
@@ -287,6 +287,7 @@ async function main(): Promise<void> {
     console.log("\npure steps inside workerd on the same body (mean of 200):");
     console.log("| step | ms |");
     console.log("| --- | --- |");
+    if ("error" in cpu) throw new Error(`the pure steps failed inside workerd: ${cpu.error}`);
     for (const [k, v] of Object.entries(cpu)) console.log(`| ${k} | ${v.toFixed(3)} |`);
   } finally {
     await bench.stop();
