@@ -7,6 +7,7 @@ import type { KeyRateLimiter, MoneySubject } from "../limits/key-limits";
 import type { BatchRow } from "../stores/batch-rows";
 import {
   activeBatchCount,
+  type BatchModeScope,
   deleteFinishedBatch,
   findBatch,
   findBatchByIdempotencyKey,
@@ -28,12 +29,17 @@ export const BATCH_WINDOW_MS = 24 * 3_600_000;
 /** A batch that should be running but has not moved for this long is kicked again by a read. */
 export const STALL_MS = 30_000;
 
-/** Who owns a batch: the account, the key id its usage is recorded under, its mode and whose rpm it counts against. */
+/**
+ * Who owns a batch: the account, the key id its usage is recorded under, its mode and whose rpm it counts against;
+ * `sees`: the batches it may read and manage — an API key only its own mode's (issue 50: a test key never sees or
+ * touches a live batch), the console session all of its account's (null).
+ */
 export interface BatchOwner {
   accountId: string;
   keyId: string;
   mode: "live" | "test";
   subject: MoneySubject;
+  sees: BatchModeScope;
 }
 
 /** What the batch operations use: the database, the rate limiter, the uploads' bucket, the account runner's kick. */
@@ -88,8 +94,9 @@ async function bodyDigest(body: ReadableStream<Uint8Array> | null): Promise<stri
   return hex(await digest.digest);
 }
 
-function replayOf(prior: BatchRow, sha256: string): CreatedBatch {
-  if (prior.bodySha256 !== sha256)
+function replayOf(prior: BatchRow, sha256: string, owner: BatchOwner): CreatedBatch {
+  // A batch of the other mode is never shown to a key: its idempotency key is simply taken.
+  if (prior.bodySha256 !== sha256 || (owner.sees !== null && prior.mode !== owner.sees))
     throw new ApiError("idempotency_key_reused", {
       param: "idempotency-key",
       message: "This idempotency key was used for another upload.",
@@ -111,7 +118,7 @@ export async function createBatch(
   const key = upload.idempotencyKey;
   if (key !== null) {
     const prior = await findBatchByIdempotencyKey(deps.db, owner.accountId, key);
-    if (prior) return replayOf(prior, await bodyDigest(upload.body));
+    if (prior) return replayOf(prior, await bodyDigest(upload.body), owner);
   }
   const now = Date.now();
   const id = `batch_${ulid(now)}`;
@@ -149,26 +156,27 @@ export async function createBatch(
       throw new ApiError("batch_storage_full", {
         message: `Kept batch uploads may hold at most ${MAX_STORED_BATCH_BYTES / 1024 ** 3} GiB; delete finished batches.`,
       });
-    return replayOf(row.existing, stored.sha256);
+    return replayOf(row.existing, stored.sha256, owner);
   }
   deps.kick(owner.accountId);
   return { batch: row, replayed: false };
 }
 
-/** listBatches: the account's batches newest first (a page with a stalled one kicks the runner). */
+/** listBatches: the account's batches the owner sees, newest first (a page with a stalled one kicks the runner). */
 export async function listBatches(
   deps: BatchDeps,
   owner: BatchOwner,
   query: PageQuery,
 ): Promise<{ data: BatchRow[]; hasMore: boolean }> {
-  const page = await selectBatches(deps.db, owner.accountId, query.limit, query.after);
+  const page = await selectBatches(deps.db, owner.accountId, query.limit, query.after, owner.sees);
   const now = Date.now();
   if (page.data.some((b) => stalled(b, now))) deps.kick(owner.accountId);
   return page;
 }
 
 async function owned(deps: BatchDeps, owner: BatchOwner, id: string): Promise<BatchRow> {
-  const row = BATCH_ID_PATTERN.test(id) ? await findBatch(deps.db, owner.accountId, id) : null;
+  // A batch of a mode the caller does not see answers exactly as one that does not exist.
+  const row = BATCH_ID_PATTERN.test(id) ? await findBatch(deps.db, owner.accountId, id, owner.sees) : null;
   if (!row) throw notFound(id);
   return row;
 }

@@ -104,26 +104,42 @@ export async function findBatchByIdempotencyKey(
   return r[0] ? toBatch(r[0]) : null;
 }
 
-/** One batch of the account (null: none, another account's, or deleted). */
-export async function findBatch(db: Database, accountId: string, id: string): Promise<BatchRow | null> {
+/** Which of the account's batches a caller sees: one mode's (an API key's), or both (null: the console). */
+export type BatchModeScope = "live" | "test" | null;
+
+/** One batch of the account in `mode` (null: none, another account's or mode's, or deleted). */
+export async function findBatch(
+  db: Database,
+  accountId: string,
+  id: string,
+  mode: BatchModeScope = null,
+): Promise<BatchRow | null> {
   const r = asRows(
-    await db.sql().query("SELECT * FROM batches WHERE id = $1 AND account_id = $2", [id, accountId]),
+    await db
+      .sql()
+      .query("SELECT * FROM batches WHERE id = $1 AND account_id = $2 AND ($3::text IS NULL OR mode = $3)", [
+        id,
+        accountId,
+        mode,
+      ]),
   );
   return r[0] ? toBatch(r[0]) : null;
 }
 
-/** The account's batches, newest first, after `startingAfter`; one more than `limit` tells `has_more`. */
+/** The account's batches in `mode`, newest first, after `startingAfter`; one more than `limit` tells `has_more`. */
 export async function listBatches(
   db: Database,
   accountId: string,
   limit: number,
   startingAfter: string | null,
+  mode: BatchModeScope = null,
 ): Promise<{ data: BatchRow[]; hasMore: boolean }> {
   const r = asRows(
     await db.sql().query(
       `SELECT * FROM batches WHERE account_id = $1 AND ($2::text IS NULL OR id < $2)
+          AND ($4::text IS NULL OR mode = $4)
         ORDER BY id DESC LIMIT $3`,
-      [accountId, startingAfter, limit + 1],
+      [accountId, startingAfter, limit + 1, mode],
     ),
   );
   return { data: r.slice(0, limit).map(toBatch), hasMore: r.length > limit };
