@@ -24,6 +24,7 @@ import type { DbEnv } from "../stores/db";
 import { recordUsageEvents, type UsageEvent } from "../stores/usage";
 import { type LineDeps, type LineOutcomeKind, runLine } from "./line";
 import { inputKey, resultKey } from "./objects";
+import { trySettleFinishedBatches } from "./settle";
 import type { StoredLine } from "./validate-line";
 
 /** Lines of one account's batch in flight at once: enough to keep a GPU worker's batch lanes busy. */
@@ -108,7 +109,7 @@ async function callerOf(deps: BatchRunnerDeps, accountId: string): Promise<Calib
  * Works on the account's batches for one slice: the running one (else a paused one that is due, else the oldest
  * queued), `LINES_AT_ONCE` lines at a time, chunk after chunk, until the slice ends, the balance or the test quota
  * runs out (paused), a serving path fails (back off) or nothing is left. A batch past `expires_at` stops: its
- * lines not yet run are never charged. Every state change is in Postgres, so a crash anywhere repeats only an
+ * lines not yet run are never charged, and the lapsed attempts of every finished batch are settled (issue 50). Every state change is in Postgres, so a crash anywhere repeats only an
  * uncounted line (whose earlier debit, if any, is refunded first). Returns when to run again.
  */
 export async function runBatchSlice(
@@ -120,9 +121,12 @@ export async function runBatchSlice(
   const clock = () => deps.now?.() ?? Date.now();
   const end = clock() + sliceMs;
   let caller: CalibrationCaller | null = null;
+  // Batches that finished since the last slice (a cancel, a delete's kick) give back their lapsed attempts first.
+  await trySettleFinishedBatches(deps, accountId);
   for (;;) {
     const b = await nextRunnableBatch(deps.db, accountId);
-    if (!b) return null;
+    // Nothing runs now: the batches this slice finished (expired, cancelled under it) are settled before it ends.
+    if (!b) return (await trySettleFinishedBatches(deps, accountId)) ? null : clock() + BACKOFF_MS[0]!;
     if (clock() >= b.expiresAt) {
       await recordUsage(deps, b);
       await finishBatch(deps.db, b.id, "expired", eventId());

@@ -3,7 +3,9 @@ import { BATCH_ID_PATTERN, MAX_BATCH_BYTES } from "../../schema/batches";
 import { hex } from "../../schema/signing";
 import { ApiError } from "../errors";
 import type { PageQuery } from "../http/list-query";
+import type { Ledger } from "../ledger/stub";
 import type { KeyRateLimiter, MoneySubject } from "../limits/key-limits";
+import { errorText, logEvent } from "../observability/log";
 import type { BatchRow } from "../stores/batch-rows";
 import {
   activeBatchCount,
@@ -42,10 +44,12 @@ export interface BatchOwner {
   sees: BatchModeScope;
 }
 
-/** What the batch operations use: the database, the rate limiter, the uploads' bucket, the account runner's kick. */
+/** What the batch operations use: the database, the rate limiter, the ledger, the uploads' bucket, the runner's kick. */
 export interface BatchDeps {
   db: Database;
   limits: KeyRateLimiter;
+  /** A deleted batch's lapsed attempts are refund intents its ledger applies at once (else at its next alarm). */
+  ledger: (accountId: string) => Pick<Ledger, "applyRefundIntents">;
   bucket: R2Bucket;
   /** Wakes the account's runner in the background (the answer never waits for it). */
   kick(accountId: string): void;
@@ -211,6 +215,13 @@ export async function deleteBatch(deps: BatchDeps, owner: BatchOwner, id: string
     });
   if (!(await deleteFinishedBatch(deps.db, owner.accountId, row.id))) throw notFound(row.id);
   await deleteBatchObjects(deps.bucket, row.id);
+  if (row.mode === "live")
+    await deps
+      .ledger(owner.accountId)
+      .applyRefundIntents(owner.accountId)
+      .catch((err: unknown) =>
+        logEvent("warn", "batch_refund_intents_deferred", { batch_id: row.id, error: errorText(err) }),
+      );
   return row.id;
 }
 

@@ -176,10 +176,26 @@ export async function finishBatch(
   return r[0] ? toBatch(r[0]) : null;
 }
 
-/** Deletes a finished batch with its lines and pending events (its R2 objects are the caller's). */
+/**
+ * Deletes a finished batch with its lines and pending events (its R2 objects are the caller's). A live batch's
+ * unsettled attempts (an unfinished line's, and any owed) become the ledger's refund intents in the same
+ * transaction (issue 50: no debit is kept without a result once its line is gone); refunding one that was never
+ * debited is a no-op. False: nothing was deleted.
+ */
 export async function deleteFinishedBatch(db: Database, accountId: string, id: string): Promise<boolean> {
   const sql = db.sql();
-  const [deleted] = await sql.transaction([
+  const [, deleted] = await sql.transaction([
+    sql.query(
+      `INSERT INTO ledger_refund_intents (request_id, account_id)
+       SELECT DISTINCT o, $2 FROM batch_lines l,
+              unnest(l.owed || CASE WHEN l.status IS NULL AND l.attempt IS NOT NULL THEN ARRAY[l.attempt]
+                                    ELSE '{}'::text[] END) AS o
+        WHERE l.batch_id = $1
+          AND EXISTS (SELECT 1 FROM batches b WHERE b.id = $1 AND b.account_id = $2 AND b.mode = 'live'
+                        AND NOT ${ACTIVE_BATCH.replace("status", "b.status")})
+       ON CONFLICT (request_id) DO NOTHING`,
+      [id, accountId],
+    ),
     sql.query(`DELETE FROM batches WHERE id = $1 AND account_id = $2 AND NOT ${ACTIVE_BATCH} RETURNING id`, [
       id,
       accountId,

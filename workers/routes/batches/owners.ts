@@ -43,7 +43,13 @@ export const BATCH_CALLERS: TwinCallers<BatchOwner> = {
 
 /** The services a batch operation uses, from the request's context. */
 export function batchDeps(c: Context<AppEnv>): BatchDeps {
-  return { db: c.var.db, limits: c.var.limits, bucket: c.env.BATCHES, kick: kickInBackground(c) };
+  return {
+    db: c.var.db,
+    limits: c.var.limits,
+    ledger: c.var.ledger,
+    bucket: c.env.BATCHES,
+    kick: kickInBackground(c),
+  };
 }
 
 /** Codes of createBatch after its auth: the first invalid line's (a decide's codes) and the batch's own. */
