@@ -74,6 +74,7 @@ export function runnerDeps(
     ledger: services.ledger,
     refundIntents: services.refundIntents,
     calibrations: services.calibrations,
+    limits: services.limits,
     bucket: workerEnv.BATCHES,
     quota: new EvaluationQuota(redisAccess(workerEnv), TEST_DAILY_QUOTA),
     ...over,

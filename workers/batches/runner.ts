@@ -1,8 +1,10 @@
 import { ulid } from "ulid";
 import { BACKOFF_MS, type NextRun, nextUtcMidnight, SLICE_MS } from "../clients/runner";
 import type { CalibrationCaller } from "../decide/calibration";
+import type { KeyRateLimiter, MoneySubject } from "../limits/key-limits";
 import { errorText, logEvent } from "../observability/log";
-import { getAccount } from "../stores/accounts";
+import { type AccountRow, getAccount } from "../stores/accounts";
+import { getApiKey } from "../stores/api-keys";
 import {
   markLinesRecorded,
   openChunk,
@@ -22,7 +24,7 @@ import {
 import { finishBatch } from "../stores/batches";
 import type { DbEnv } from "../stores/db";
 import { recordUsageEvents, type UsageEvent } from "../stores/usage";
-import { type LineDeps, type LineOutcomeKind, runLine } from "./line";
+import { type LineDeps, type LineLimit, type LineOutcomeKind, lineErrorCode, runLine } from "./line";
 import { inputKey, resultKey } from "./objects";
 import { trySettleFinishedBatches } from "./settle";
 import type { StoredLine } from "./validate-line";
@@ -34,6 +36,8 @@ export const BALANCE_RETRY_MS = 60_000;
 
 export interface BatchRunnerDeps extends LineDeps {
   bucket: R2Bucket;
+  /** The keys' and accounts' tokens-per-minute windows, the same a decide takes from. */
+  limits: Pick<KeyRateLimiter, "takeTokens" | "giveBackTokens">;
   /** For the usage events (the same exactly-once write as decide's). */
   env: DbEnv;
   linesAtOnce?: number;
@@ -62,7 +66,7 @@ export function lineUsageEvent(b: BatchRow, l: UnrecordedLine): UsageEvent {
     unit_price_micro_cents: l.unitPrice,
     tier: l.tier,
     status: l.status,
-    error_code: l.status === 200 ? null : "internal_error",
+    error_code: lineErrorCode(l.status),
     replayed: false,
     at: l.finishedAt,
     client_request_id: null,
@@ -100,9 +104,28 @@ async function readChunk(bucket: R2Bucket, batchId: string, chunk: number): Prom
 }
 
 /** Whose calibrations the account's lines answer with (read once a slice). */
-async function callerOf(deps: BatchRunnerDeps, accountId: string): Promise<CalibrationCaller> {
-  const account = await getAccount(deps.db, accountId);
+function callerOf(accountId: string, account: AccountRow | null): CalibrationCaller {
   return { accountId, account: { calibrationsGeneration: account?.calibrationsGeneration ?? 0 } };
+}
+
+/**
+ * The windows a batch's lines take their tokens from: the creating key's tokens per minute (its own `tpm_limit`,
+ * never above the account's caps) and the account's (its operator caps), as its decides do. A console batch has
+ * no key of its own: the account's caps alone.
+ */
+async function lineLimit(deps: BatchRunnerDeps, b: BatchRow, account: AccountRow | null): Promise<LineLimit> {
+  const key = b.keyId.startsWith("key_") ? await getApiKey(deps.db, b.accountId, b.keyId) : null;
+  const subject: MoneySubject = {
+    keyId: b.keyId,
+    accountId: b.accountId,
+    mode: b.mode,
+    keyLimits: key ? { rpm: key.rpmLimit ?? undefined, tpm: key.tpmLimit ?? undefined } : null,
+    accountLimits: { rpm: account?.rpmLimit ?? undefined, tpm: account?.tpmLimit ?? undefined },
+  };
+  return {
+    take: (id, tokens, now) => deps.limits.takeTokens(subject, id, tokens, now),
+    giveBack: (id, tokens) => deps.limits.giveBackTokens(subject, id, tokens),
+  };
 }
 
 /**
@@ -120,7 +143,7 @@ export async function runBatchSlice(
 ): Promise<NextRun> {
   const clock = () => deps.now?.() ?? Date.now();
   const end = clock() + sliceMs;
-  let caller: CalibrationCaller | null = null;
+  let account: { row: AccountRow | null } | null = null;
   // Batches that finished since the last slice (a cancel, a delete's kick) give back their lapsed attempts first.
   await trySettleFinishedBatches(deps, accountId);
   for (;;) {
@@ -135,9 +158,10 @@ export async function runBatchSlice(
     if (b.status === "paused" && b.resumesAt !== null && b.resumesAt > clock())
       return Math.min(b.resumesAt, b.expiresAt);
     if (b.status !== "running") await markBatchRunning(deps.db, b.id);
-    caller ??= await callerOf(deps, accountId);
+    account ??= { row: await getAccount(deps.db, accountId) };
     await recordUsage(deps, b);
-    const next = await runBatch(deps, b, caller, memory, end);
+    const limit = await lineLimit(deps, b, account.row);
+    const next = await runBatch(deps, b, callerOf(accountId, account.row), limit, memory, end);
     if (next !== "next") return next;
   }
 }
@@ -147,6 +171,7 @@ async function runBatch(
   deps: BatchRunnerDeps,
   b: BatchRow,
   caller: CalibrationCaller,
+  limit: LineLimit,
   memory: BatchMemory,
   end: number,
 ): Promise<NextRun | "next"> {
@@ -173,7 +198,7 @@ async function runBatch(
       const pending = await pendingLines(deps.db, b.id, chunk, deps.linesAtOnce ?? LINES_AT_ONCE);
       if (pending.length === 0) break;
       const outcomes = await Promise.all(
-        pending.map((l) => runLine(deps, b, caller, l.line, lines[l.line - first]!)),
+        pending.map((l) => runLine(deps, b, caller, limit, l.line, lines[l.line - first]!)),
       );
       await recordUsage(deps, b);
       const stop = await stopFor(deps, b, outcomes, memory);
@@ -188,7 +213,10 @@ async function runBatch(
   return "next";
 }
 
-/** After a group of lines: pause (balance, test quota), back off (a serving path failed), or go on (null). */
+/**
+ * After a group of lines: pause (balance, test quota), back off (a serving path failed), wait for the tokens-per-
+ * minute window, or go on (null).
+ */
 async function stopFor(
   deps: BatchRunnerDeps,
   b: BatchRow,
@@ -207,6 +235,14 @@ async function stopFor(
     return at;
   }
   const failed = outcomes.filter((o): o is Extract<LineOutcomeKind, { kind: "retry" }> => o.kind === "retry");
+  const waits = outcomes.flatMap((o) => (o.kind === "tpm" ? [o.at] : []));
+  if (failed.length === 0 && waits.length > 0) {
+    // The key's (or the account's) tokens per minute is used up: the lines wait for the window, uncharged, and
+    // the batch stays running (a decide of the same key is answered 429 meanwhile, as without a batch).
+    memory.failures = 0;
+    await touchBatch(deps.db, b.id);
+    return Math.min(...waits);
+  }
   if (failed.length === 0) {
     memory.failures = 0;
     return null;
