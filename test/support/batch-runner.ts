@@ -25,7 +25,7 @@ export const quietEnv: Env = {
   } as unknown as Env["EVALUATIONS"],
 };
 
-/** Calls the app like `consoleCall`, without waking the account's background runner. */
+/** Calls the app like `consoleCall` (a body may also be a stream), without waking the account's background runner. */
 export async function quietCall(method: string, path: string, o: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.body !== undefined) headers["content-type"] ??= "application/json";
@@ -34,7 +34,9 @@ export async function quietCall(method: string, path: string, o: CallOptions = {
   if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
   headers["cf-connecting-ip"] = o.ip ?? randomIp();
   const body =
-    o.body === undefined ? undefined : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+    o.body === undefined || o.body instanceof ReadableStream || typeof o.body === "string"
+      ? o.body
+      : JSON.stringify(o.body);
   return await consoleApp.request(`https://svc.test${path}`, { method, headers, body }, quietEnv);
 }
 

@@ -207,7 +207,11 @@ async function runBatch(
     await recordUsage(deps, b);
     const results = await chunkResults(deps.db, b.id, chunk);
     await deps.bucket.put(resultKey(b.id, chunk), results.map((r) => `${r}\n`).join(""));
-    await closeChunk(deps.db, b.id, chunk);
+    if (!(await closeChunk(deps.db, b.id, chunk)) && !(await batchProgress(deps.db, b.id))) {
+      // The batch was deleted as its results were written: no row will ever point at this object.
+      await deps.bucket.delete(resultKey(b.id, chunk));
+      return "next";
+    }
   }
   await finishBatch(deps.db, b.id, "completed", eventId());
   return "next";

@@ -8,12 +8,17 @@ import type { KeyRateLimiter, MoneySubject } from "../limits/key-limits";
 import { errorText, logEvent } from "../observability/log";
 import type { BatchRow } from "../stores/batch-rows";
 import {
-  activeBatchCount,
+  type BatchCapRefusal,
+  completeUpload,
+  deletePendingBatch,
+  insertPendingBatch,
+  touchUpload,
+} from "../stores/batch-uploads";
+import {
   type BatchModeScope,
   deleteFinishedBatch,
   findBatch,
   findBatchByIdempotencyKey,
-  insertBatch,
   cancelBatch as markCancelled,
   listBatches as selectBatches,
 } from "../stores/batches";
@@ -110,9 +115,11 @@ function replayOf(prior: BatchRow, sha256: string, owner: BatchOwner): CreatedBa
 
 /**
  * createBatch, after the route read `idempotency-key` (400) and the content type (400): the key's requests per
- * minute (429), the account's active batches (429) — all before the body is read; then the body line by line
- * (the first invalid line's own error under `lines.<n>`, 413 for too many lines or bytes), then the caps once
- * more under a lock (429 / 409). A repeated idempotency key with the same bytes answers the batch it created.
+ * minute (429), then the batch's `uploading` row under the account's lock within its caps (429 active batches,
+ * 429 kept bytes) — all before the body is read; then the body line by line (the first invalid line's own error
+ * under `lines.<n>`, 413 for too many lines or bytes), then the row completes as `queued` (409 for an idempotency
+ * key taken meanwhile, 429 when the real size passes the kept bytes). Whatever fails, the row and every object
+ * written go; an upload killed mid-stream leaves its row for the sweep (`sweepBatches`). A repeated idempotency key with the same bytes answers the batch it created.
  */
 export async function createBatch(
   deps: BatchDeps,
@@ -127,43 +134,60 @@ export async function createBatch(
   const now = Date.now();
   const id = `batch_${ulid(now)}`;
   await deps.limits.takeRequest(owner.subject, id, now);
-  if ((await activeBatchCount(deps.db, owner.accountId)) >= MAX_ACTIVE_BATCHES) {
-    await upload.body?.cancel().catch(() => {});
-    throw inProgress();
-  }
-  const stored = await storeUpload(upload.body, upload.declaredLength, deps.bucket, id);
-  const row = await insertBatch(
+  // The row first (issue 50): under the account's lock and within its caps, before a byte reaches R2.
+  const pending = await insertPendingBatch(
     deps.db,
     {
       id,
       accountId: owner.accountId,
       keyId: owner.keyId,
       mode: owner.mode,
-      model: stored.model,
-      chunkLines: stored.chunkLines,
-      total: stored.total,
-      bytes: stored.bytes,
-      idempotencyKey: key,
-      bodySha256: stored.sha256,
+      bytes: Math.min(upload.declaredLength ?? 0, MAX_BATCH_BYTES),
       createdAt: now,
       expiresAt: now + BATCH_WINDOW_MS,
     },
     { active: MAX_ACTIVE_BATCHES, bytes: MAX_STORED_BATCH_BYTES },
-  ).catch(async (err) => {
+  );
+  if (pending !== true) {
+    await upload.body?.cancel().catch(() => {});
+    throw capRefusal(pending);
+  }
+  const drop = async () => {
     await deleteBatchObjects(deps.bucket, id).catch(() => {});
+    await deletePendingBatch(deps.db, id).catch(() => {});
+  };
+  let row: Awaited<ReturnType<typeof completeUpload>>;
+  try {
+    const stored = await storeUpload(upload.body, upload.declaredLength, deps.bucket, id, undefined, () =>
+      touchUpload(deps.db, id),
+    );
+    row = await completeUpload(
+      deps.db,
+      id,
+      owner.accountId,
+      { ...stored, idempotencyKey: key, bodySha256: stored.sha256 },
+      MAX_STORED_BATCH_BYTES,
+    );
+    if (row === null || typeof row === "string" || "existing" in row) {
+      await drop();
+      if (row === null)
+        throw new ApiError("internal_error", { message: "The upload was interrupted; send it again." });
+      if (row === "batch_storage_full") throw capRefusal(row);
+      return replayOf(row.existing, stored.sha256, owner);
+    }
+  } catch (err) {
+    await drop();
     throw err;
-  });
-  if (typeof row === "string" || "existing" in row) {
-    await deleteBatchObjects(deps.bucket, id);
-    if (row === "batches_in_progress") throw inProgress();
-    if (row === "batch_storage_full")
-      throw new ApiError("batch_storage_full", {
-        message: `Kept batch uploads may hold at most ${MAX_STORED_BATCH_BYTES / 1024 ** 3} GiB; delete finished batches.`,
-      });
-    return replayOf(row.existing, stored.sha256, owner);
   }
   deps.kick(owner.accountId);
   return { batch: row, replayed: false };
+}
+
+function capRefusal(refusal: BatchCapRefusal): ApiError {
+  if (refusal === "batches_in_progress") return inProgress();
+  return new ApiError("batch_storage_full", {
+    message: `Kept batch uploads may hold at most ${MAX_STORED_BATCH_BYTES / 1024 ** 3} GiB; delete finished batches.`,
+  });
 }
 
 /** listBatches: the account's batches the owner sees, newest first (a page with a stalled one kicks the runner). */

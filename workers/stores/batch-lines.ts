@@ -1,4 +1,4 @@
-import { ACTIVE_BATCH } from "./batch-rows";
+import { FINISHED_BATCH } from "./batch-rows";
 import { asRows, type Database, msOrNull } from "./db";
 
 /** A line of the chunk being run, as the runner reads it. */
@@ -225,7 +225,7 @@ export async function lapseUnfinishedLines(
 ): Promise<{ line: number; owed: string[] }[]> {
   const r = asRows(
     await db.sql().query(
-      `WITH finished AS (SELECT 1 FROM batches WHERE id = $1 AND NOT ${ACTIVE_BATCH}),
+      `WITH finished AS (SELECT 1 FROM batches WHERE id = $1 AND ${FINISHED_BATCH}),
        lapsed AS (
          UPDATE batch_lines SET owed = array_append(owed, attempt), attempt = NULL
           WHERE batch_id = $1 AND status IS NULL AND attempt IS NOT NULL AND EXISTS (SELECT 1 FROM finished)
@@ -250,7 +250,7 @@ export async function finishedBatchesToSettle(
   const r = asRows(
     await db.sql().query(
       `SELECT b.id, b.mode FROM batches b
-        WHERE b.account_id = $1 AND NOT ${ACTIVE_BATCH.replace("status", "b.status")}
+        WHERE b.account_id = $1 AND b.${FINISHED_BATCH}
           AND EXISTS (SELECT 1 FROM batch_lines l WHERE l.batch_id = b.id
                         AND (l.status IS NULL OR NOT l.usage_recorded)
                         AND ((l.status IS NULL AND l.attempt IS NOT NULL) OR l.owed <> '{}'))

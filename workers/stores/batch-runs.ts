@@ -1,4 +1,4 @@
-import { ACTIVE_BATCH, type BatchRow, type PausedReason, toBatch } from "./batch-rows";
+import { ACTIVE_BATCH, type BatchRow, FINISHED_BATCH, type PausedReason, toBatch } from "./batch-rows";
 import { asRows, type Database, isoTime } from "./db";
 
 /**
@@ -77,7 +77,7 @@ export async function accountsWithBatchWork(db: Database): Promise<string[]> {
        UNION SELECT DISTINCT b.account_id FROM batch_lines l JOIN batches b ON b.id = l.batch_id
         WHERE (l.status IS NULL OR NOT l.usage_recorded)
           AND ((l.status IS NULL AND l.attempt IS NOT NULL) OR l.owed <> '{}')
-          AND NOT ${ACTIVE_BATCH.replace("status", "b.status")}
+          AND b.${FINISHED_BATCH}
        UNION SELECT DISTINCT account_id FROM webhook_deliveries WHERE delivered_at IS NULL AND given_up_at IS NULL`,
     ),
   );
