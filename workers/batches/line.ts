@@ -10,7 +10,7 @@ import type { Services } from "../context/services";
 import { type CalibrationCaller, type CalibrationLookup, calibrateAnswers } from "../decide/calibration";
 import { decisionJson } from "../decide/decision";
 import { validateDecideRequest } from "../decide/validate";
-import { ApiError, errorBody } from "../errors";
+import { ApiError } from "../errors";
 import type { Ledger } from "../ledger/stub";
 import type { MetricsDataset } from "../observability/metrics";
 import { logRequestLine } from "../observability/request-line";
@@ -18,6 +18,7 @@ import { addLineFault, claimLine, clearOwed, commitLine, type LineOutcome } from
 import type { BatchRow } from "../stores/batch-rows";
 import type { Database } from "../stores/db";
 import type { EvaluationQuota, QuotaTaken } from "../stores/evaluation-quota";
+import { errorOutcome, lineErrorCode, resultLine } from "./line-result";
 import type { StoredLine } from "./validate-line";
 
 /** An engine fault (500) on the same line this many times in a row finishes it with that error. */
@@ -62,9 +63,6 @@ function renderLine(request: ValidatedDecide, stored: StoredLine, requestId: str
   // `batch`: the GPU worker serves live decides first; a live decide waits behind at most one batch chunk.
   return { ...rendered, priority: "batch" as const, ...(distributions && { distributions }) };
 }
-
-const resultLine = (customId: string, status: number, member: "body" | "error", json: string) =>
-  `{"custom_id":${JSON.stringify(customId)},"status":${status},"${member}":${json}}`;
 
 /**
  * One line through the money path of a decide: its earlier attempts settled (a debit a crashed attempt took is
@@ -144,21 +142,6 @@ async function refuseLine(
   } catch (error) {
     return { kind: "retry", fault: false, error };
   }
-}
-
-/** A line finished with `err` (uncharged): its result line and what its usage event needs. */
-function errorOutcome(b: BatchRow, attempt: string, stored: StoredLine, err: ApiError): LineOutcome {
-  return {
-    status: err.status,
-    result: resultLine(stored.custom_id, err.status, "error", JSON.stringify(errorBody(err, attempt).error)),
-    model: stored.model,
-    inputTokens: stored.tokens.input_tokens,
-    stateTokens: stored.tokens.state_tokens,
-    questionTokens: stored.tokens.question_tokens,
-    chargeMicroCents: 0,
-    unitPrice: 0,
-    tier: b.mode === "test" ? "test" : null,
-  };
 }
 
 /** The line after its tokens were admitted: claimed, then a decide's money path. */
@@ -266,12 +249,6 @@ async function lineFault(
   } catch (e) {
     return { kind: "retry", fault: true, error: e };
   }
-}
-
-/** The error code of a finished line's status (a line finishes with 200, 429 `tokens_per_minute` or 500). */
-export function lineErrorCode(status: number): string | null {
-  if (status === 200) return null;
-  return status === 429 ? "tokens_per_minute" : "internal_error";
 }
 
 /** When a line's attempt started, and what its GPU calls took (the request line's `gpu_ms`, `gpu_attempts`). */

@@ -24,7 +24,8 @@ import {
 import { finishBatch } from "../stores/batches";
 import type { DbEnv } from "../stores/db";
 import { recordUsageEvents, type UsageEvent } from "../stores/usage";
-import { type LineDeps, type LineLimit, type LineOutcomeKind, lineErrorCode, runLine } from "./line";
+import { type LineDeps, type LineLimit, type LineOutcomeKind, runLine } from "./line";
+import { lineErrorCode } from "./line-result";
 import { inputKey, resultKey } from "./objects";
 import { trySettleFinishedBatches } from "./settle";
 import type { StoredLine } from "./validate-line";
