@@ -103,7 +103,8 @@ function toPosix(path: string): string {
 export function collectImports(root: string): ValueImport[] {
   const imports: ValueImport[] = [];
   for (const file of sourceFiles(join(root, "workers"))) {
-    if (toPosix(file).includes("/pages/dist/")) continue;
+    // Generated, untracked bench entries (workers/.bench-*-entry.ts) are not rooms of the house.
+    if (toPosix(file).includes("/pages/dist/") || /\/\.[^/]*$/.test(toPosix(file))) continue;
     for (const { specifier, line } of valueImports(file, readFileSync(file, "utf8"))) {
       const to = specifier.startsWith(".")
         ? toPosix(relative(root, resolve(dirname(file), specifier)))

@@ -9,6 +9,8 @@ export interface PausableProxy {
   paused(): boolean;
   pause(): void;
   resume(): void;
+  /** Cuts every connection open now (queries in flight fail); new ones still wait while paused. */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -16,6 +18,7 @@ export async function startPausableProxy(targetPort: number, port = 0): Promise<
   let isPaused = false;
   const pipes = new Set<Socket>();
   const waiting: Array<() => void> = [];
+  const waitingSockets = new Set<Socket>();
   const link = (client: Socket) => {
     const upstream = connect(targetPort, "127.0.0.1");
     for (const s of [client, upstream]) {
@@ -37,7 +40,9 @@ export async function startPausableProxy(targetPort: number, port = 0): Promise<
     if (isPaused) {
       client.pause();
       pipes.add(client);
+      waitingSockets.add(client);
       waiting.push(() => {
+        waitingSockets.delete(client);
         client.resume();
         link(client);
       });
@@ -57,6 +62,9 @@ export async function startPausableProxy(targetPort: number, port = 0): Promise<
       isPaused = false;
       for (const s of pipes) s.resume();
       for (const go of waiting.splice(0)) go();
+    },
+    cut() {
+      for (const s of pipes) if (!waitingSockets.has(s)) s.destroy();
     },
     close: () =>
       new Promise((r) => {

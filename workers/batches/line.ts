@@ -10,7 +10,7 @@ import type { Services } from "../context/services";
 import { type CalibrationCaller, type CalibrationLookup, calibrateAnswers } from "../decide/calibration";
 import { decisionJson } from "../decide/decision";
 import { validateDecideRequest } from "../decide/validate";
-import { ApiError, errorBody } from "../errors";
+import { ApiError } from "../errors";
 import type { Ledger } from "../ledger/stub";
 import type { MetricsDataset } from "../observability/metrics";
 import { logRequestLine } from "../observability/request-line";
@@ -18,12 +18,22 @@ import { addLineFault, claimLine, clearOwed, commitLine, type LineOutcome } from
 import type { BatchRow } from "../stores/batch-rows";
 import type { Database } from "../stores/db";
 import type { EvaluationQuota, QuotaTaken } from "../stores/evaluation-quota";
+import { errorOutcome, lineErrorCode, resultLine } from "./line-result";
 import type { StoredLine } from "./validate-line";
 
 /** An engine fault (500) on the same line this many times in a row finishes it with that error. */
 export const MAX_LINE_FAULTS = 5;
 
 const nextUlid = monotonicFactory();
+
+/**
+ * The tokens-per-minute windows a batch's lines take from (the creating key's and the account's, issue 50): true
+ * when taken, the wait in ms, or null when the line exceeds a whole limit.
+ */
+export interface LineLimit {
+  take(id: string, tokens: number, now: number): Promise<true | number | null>;
+  giveBack(id: string, tokens: number): Promise<void>;
+}
 
 /** What a line runs with: the same ledger, engine and calibrations a decide uses, and the test quota. */
 export interface LineDeps {
@@ -39,7 +49,9 @@ export interface LineDeps {
 }
 
 export type LineOutcomeKind =
-  | { kind: "finished" }
+  | { kind: "finished"; charged: boolean }
+  /** The key's or the account's tokens per minute has no room for the line yet: try again at `at`. */
+  | { kind: "tpm"; at: number }
   | { kind: "dropped" }
   | { kind: "balance" }
   | { kind: "quota" }
@@ -52,37 +64,99 @@ function renderLine(request: ValidatedDecide, stored: StoredLine, requestId: str
   return { ...rendered, priority: "batch" as const, ...(distributions && { distributions }) };
 }
 
-const resultLine = (customId: string, status: number, member: "body" | "error", json: string) =>
-  `{"custom_id":${JSON.stringify(customId)},"status":${status},"${member}":${json}}`;
-
 /**
  * One line through the money path of a decide: its earlier attempts settled (a debit a crashed attempt took is
  * refunded, and that attempt can never charge again), the test quota or the ledger's debit (402 pauses the batch,
  * never fails the line), dispatch to the GPU pool at batch priority, the account's calibrations, then ONE write
  * that stores the result and counts it. Every failure after the debit refunds it; a write that may have landed
  * is settled by the next attempt instead, so no path charges a line twice or keeps a charge without a result.
+ * First of all the line takes its tokens from `limit`'s windows (issue 50): when they have no room yet it waits
+ * (`tpm`, nothing claimed or charged); tokens of a line that does not finish charged are given back.
  */
 export async function runLine(
   deps: LineDeps,
   b: BatchRow,
   caller: CalibrationCaller,
+  limit: LineLimit | null,
   line: number,
   stored: StoredLine,
 ): Promise<LineOutcomeKind> {
-  const started = Date.now();
-  const attempt = `req_${nextUlid(deps.now?.() ?? started)}`;
-  const gpu: GpuTrace = { attempts: 0, ms: 0 };
-  let owed: string[] | null;
+  const now = deps.now?.() ?? Date.now();
+  const attempt = `req_${nextUlid(now)}`;
+  const tokens = stored.tokens.input_tokens;
+  if (limit) {
+    let taken: true | number | null;
+    try {
+      taken = await limit.take(attempt, tokens, now);
+    } catch (error) {
+      return { kind: "retry", fault: false, error };
+    }
+    if (taken === null) return refuseLine(deps, b, line, attempt, stored);
+    if (taken !== true) return { kind: "tpm", at: now + taken };
+  }
+  const out = await runAdmitted(deps, b, caller, line, attempt, stored);
+  // Only a line that finished charged keeps its tokens in the windows, as a decide that answered does.
+  if (limit && !(out.kind === "finished" && out.charged))
+    await limit.giveBack(attempt, tokens).catch(() => {});
+  return out;
+}
+
+/** Gives the line to `attempt`, settling its earlier attempts first; null when it may go on. */
+async function claim(
+  deps: LineDeps,
+  b: BatchRow,
+  line: number,
+  attempt: string,
+): Promise<LineOutcomeKind | null> {
   try {
-    owed = await claimLine(deps.db, b.id, line, attempt);
+    const owed = await claimLine(deps.db, b.id, line, attempt);
     if (owed === null) return { kind: "dropped" };
     if (owed.length > 0) {
       if (b.mode === "live") await deps.ledger(b.accountId).settleLapsed(owed);
       await clearOwed(deps.db, b.id, line, owed);
     }
+    return null;
   } catch (error) {
     return { kind: "retry", fault: false, error };
   }
+}
+
+/** A line no window can ever hold: it finishes, uncharged, with the 429 `tokens_per_minute` a decide answers. */
+async function refuseLine(
+  deps: LineDeps,
+  b: BatchRow,
+  line: number,
+  attempt: string,
+  stored: StoredLine,
+): Promise<LineOutcomeKind> {
+  const claimed = await claim(deps, b, line, attempt);
+  if (claimed) return claimed;
+  const err = new ApiError("tokens_per_minute", {
+    message: "This line's tokens exceed the key's tokens per minute; it can never run under that limit.",
+  });
+  try {
+    const outcome = errorOutcome(b, attempt, stored, err);
+    if (await commitLine(deps.db, b.id, line, attempt, outcome))
+      logLine(deps, b, attempt, outcome, { started: Date.now(), gpu: { attempts: 0, ms: 0 } });
+    return { kind: "finished", charged: false };
+  } catch (error) {
+    return { kind: "retry", fault: false, error };
+  }
+}
+
+/** The line after its tokens were admitted: claimed, then a decide's money path. */
+async function runAdmitted(
+  deps: LineDeps,
+  b: BatchRow,
+  caller: CalibrationCaller,
+  line: number,
+  attempt: string,
+  stored: StoredLine,
+): Promise<LineOutcomeKind> {
+  const started = Date.now();
+  const gpu: GpuTrace = { attempts: 0, ms: 0 };
+  const claimed = await claim(deps, b, line, attempt);
+  if (claimed) return claimed;
   let taken: QuotaTaken | null = null;
   if (b.mode === "test") {
     try {
@@ -144,7 +218,7 @@ export async function runLine(
     const counted = await commitLine(deps.db, b.id, line, attempt, { status: 200, result, ...outcome });
     if (counted) {
       logLine(deps, b, attempt, { status: 200, ...outcome }, { started, gpu });
-      return { kind: "finished" };
+      return { kind: "finished", charged: true };
     }
     await charge.refund();
     await giveBack();
@@ -169,25 +243,9 @@ async function lineFault(
     const faults = await addLineFault(deps.db, b.id, line);
     if (faults < MAX_LINE_FAULTS) return { kind: "retry", fault: true, error };
     const err = new ApiError("internal_error", { message: "The engine failed on this line repeatedly." });
-    const result = resultLine(
-      stored.custom_id,
-      err.status,
-      "error",
-      JSON.stringify(errorBody(err, attempt).error),
-    );
-    const outcome: LineOutcome = {
-      status: err.status,
-      result,
-      model: stored.model,
-      inputTokens: stored.tokens.input_tokens,
-      stateTokens: stored.tokens.state_tokens,
-      questionTokens: stored.tokens.question_tokens,
-      chargeMicroCents: 0,
-      unitPrice: 0,
-      tier: b.mode === "test" ? "test" : null,
-    };
+    const outcome = errorOutcome(b, attempt, stored, err);
     if (await commitLine(deps.db, b.id, line, attempt, outcome)) logLine(deps, b, attempt, outcome, timing);
-    return { kind: "finished" };
+    return { kind: "finished", charged: false };
   } catch (e) {
     return { kind: "retry", fault: true, error: e };
   }
@@ -212,7 +270,7 @@ function logLine(
       request_id: attempt,
       route: "batchLine",
       status: o.status,
-      error_code: o.status === 200 ? null : "internal_error",
+      error_code: lineErrorCode(o.status),
       key_id: b.keyId,
       account_id: b.accountId,
       mode: b.mode,

@@ -1,3 +1,5 @@
+/** Every batch object lives under this prefix of the BATCHES bucket (the lifecycle rule's, docs/deploy.md). */
+export const BATCHES_ROOT = "batches/";
 /** Where a batch's objects live in the BATCHES bucket. */
 export const batchPrefix = (batchId: string) => `batches/${batchId}/`;
 export const inputKey = (batchId: string, chunk: number) => `batches/${batchId}/input/${chunk}.jsonl`;

@@ -1,8 +1,10 @@
 import { ulid } from "ulid";
 import { BACKOFF_MS, type NextRun, nextUtcMidnight, SLICE_MS } from "../clients/runner";
 import type { CalibrationCaller } from "../decide/calibration";
+import type { KeyRateLimiter, MoneySubject } from "../limits/key-limits";
 import { errorText, logEvent } from "../observability/log";
-import { getAccount } from "../stores/accounts";
+import { type AccountRow, getAccount } from "../stores/accounts";
+import { getApiKey } from "../stores/api-keys";
 import {
   markLinesRecorded,
   openChunk,
@@ -22,8 +24,10 @@ import {
 import { finishBatch } from "../stores/batches";
 import type { DbEnv } from "../stores/db";
 import { recordUsageEvents, type UsageEvent } from "../stores/usage";
-import { type LineDeps, type LineOutcomeKind, runLine } from "./line";
+import { type LineDeps, type LineLimit, type LineOutcomeKind, runLine } from "./line";
+import { lineErrorCode } from "./line-result";
 import { inputKey, resultKey } from "./objects";
+import { trySettleFinishedBatches } from "./settle";
 import type { StoredLine } from "./validate-line";
 
 /** Lines of one account's batch in flight at once: enough to keep a GPU worker's batch lanes busy. */
@@ -33,6 +37,8 @@ export const BALANCE_RETRY_MS = 60_000;
 
 export interface BatchRunnerDeps extends LineDeps {
   bucket: R2Bucket;
+  /** The keys' and accounts' tokens-per-minute windows, the same a decide takes from. */
+  limits: Pick<KeyRateLimiter, "takeTokens" | "giveBackTokens">;
   /** For the usage events (the same exactly-once write as decide's). */
   env: DbEnv;
   linesAtOnce?: number;
@@ -61,7 +67,7 @@ export function lineUsageEvent(b: BatchRow, l: UnrecordedLine): UsageEvent {
     unit_price_micro_cents: l.unitPrice,
     tier: l.tier,
     status: l.status,
-    error_code: l.status === 200 ? null : "internal_error",
+    error_code: lineErrorCode(l.status),
     replayed: false,
     at: l.finishedAt,
     client_request_id: null,
@@ -99,16 +105,35 @@ async function readChunk(bucket: R2Bucket, batchId: string, chunk: number): Prom
 }
 
 /** Whose calibrations the account's lines answer with (read once a slice). */
-async function callerOf(deps: BatchRunnerDeps, accountId: string): Promise<CalibrationCaller> {
-  const account = await getAccount(deps.db, accountId);
+function callerOf(accountId: string, account: AccountRow | null): CalibrationCaller {
   return { accountId, account: { calibrationsGeneration: account?.calibrationsGeneration ?? 0 } };
+}
+
+/**
+ * The windows a batch's lines take their tokens from: the creating key's tokens per minute (its own `tpm_limit`,
+ * never above the account's caps) and the account's (its operator caps), as its decides do. A console batch has
+ * no key of its own: the account's caps alone.
+ */
+async function lineLimit(deps: BatchRunnerDeps, b: BatchRow, account: AccountRow | null): Promise<LineLimit> {
+  const key = b.keyId.startsWith("key_") ? await getApiKey(deps.db, b.accountId, b.keyId) : null;
+  const subject: MoneySubject = {
+    keyId: b.keyId,
+    accountId: b.accountId,
+    mode: b.mode,
+    keyLimits: key ? { rpm: key.rpmLimit ?? undefined, tpm: key.tpmLimit ?? undefined } : null,
+    accountLimits: { rpm: account?.rpmLimit ?? undefined, tpm: account?.tpmLimit ?? undefined },
+  };
+  return {
+    take: (id, tokens, now) => deps.limits.takeTokens(subject, id, tokens, now),
+    giveBack: (id, tokens) => deps.limits.giveBackTokens(subject, id, tokens),
+  };
 }
 
 /**
  * Works on the account's batches for one slice: the running one (else a paused one that is due, else the oldest
  * queued), `LINES_AT_ONCE` lines at a time, chunk after chunk, until the slice ends, the balance or the test quota
  * runs out (paused), a serving path fails (back off) or nothing is left. A batch past `expires_at` stops: its
- * lines not yet run are never charged. Every state change is in Postgres, so a crash anywhere repeats only an
+ * lines not yet run are never charged, and the lapsed attempts of every finished batch are settled (issue 50). Every state change is in Postgres, so a crash anywhere repeats only an
  * uncounted line (whose earlier debit, if any, is refunded first). Returns when to run again.
  */
 export async function runBatchSlice(
@@ -119,10 +144,13 @@ export async function runBatchSlice(
 ): Promise<NextRun> {
   const clock = () => deps.now?.() ?? Date.now();
   const end = clock() + sliceMs;
-  let caller: CalibrationCaller | null = null;
+  let account: { row: AccountRow | null } | null = null;
+  // Batches that finished since the last slice (a cancel, a delete's kick) give back their lapsed attempts first.
+  await trySettleFinishedBatches(deps, accountId);
   for (;;) {
     const b = await nextRunnableBatch(deps.db, accountId);
-    if (!b) return null;
+    // Nothing runs now: the batches this slice finished (expired, cancelled under it) are settled before it ends.
+    if (!b) return (await trySettleFinishedBatches(deps, accountId)) ? null : clock() + BACKOFF_MS[0]!;
     if (clock() >= b.expiresAt) {
       await recordUsage(deps, b);
       await finishBatch(deps.db, b.id, "expired", eventId());
@@ -131,9 +159,10 @@ export async function runBatchSlice(
     if (b.status === "paused" && b.resumesAt !== null && b.resumesAt > clock())
       return Math.min(b.resumesAt, b.expiresAt);
     if (b.status !== "running") await markBatchRunning(deps.db, b.id);
-    caller ??= await callerOf(deps, accountId);
+    account ??= { row: await getAccount(deps.db, accountId) };
     await recordUsage(deps, b);
-    const next = await runBatch(deps, b, caller, memory, end);
+    const limit = await lineLimit(deps, b, account.row);
+    const next = await runBatch(deps, b, callerOf(accountId, account.row), limit, memory, end);
     if (next !== "next") return next;
   }
 }
@@ -143,6 +172,7 @@ async function runBatch(
   deps: BatchRunnerDeps,
   b: BatchRow,
   caller: CalibrationCaller,
+  limit: LineLimit,
   memory: BatchMemory,
   end: number,
 ): Promise<NextRun | "next"> {
@@ -169,7 +199,7 @@ async function runBatch(
       const pending = await pendingLines(deps.db, b.id, chunk, deps.linesAtOnce ?? LINES_AT_ONCE);
       if (pending.length === 0) break;
       const outcomes = await Promise.all(
-        pending.map((l) => runLine(deps, b, caller, l.line, lines[l.line - first]!)),
+        pending.map((l) => runLine(deps, b, caller, limit, l.line, lines[l.line - first]!)),
       );
       await recordUsage(deps, b);
       const stop = await stopFor(deps, b, outcomes, memory);
@@ -178,13 +208,20 @@ async function runBatch(
     await recordUsage(deps, b);
     const results = await chunkResults(deps.db, b.id, chunk);
     await deps.bucket.put(resultKey(b.id, chunk), results.map((r) => `${r}\n`).join(""));
-    await closeChunk(deps.db, b.id, chunk);
+    if (!(await closeChunk(deps.db, b.id, chunk)) && !(await batchProgress(deps.db, b.id))) {
+      // The batch was deleted as its results were written: no row will ever point at this object.
+      await deps.bucket.delete(resultKey(b.id, chunk));
+      return "next";
+    }
   }
   await finishBatch(deps.db, b.id, "completed", eventId());
   return "next";
 }
 
-/** After a group of lines: pause (balance, test quota), back off (a serving path failed), or go on (null). */
+/**
+ * After a group of lines: pause (balance, test quota), back off (a serving path failed), wait for the tokens-per-
+ * minute window, or go on (null).
+ */
 async function stopFor(
   deps: BatchRunnerDeps,
   b: BatchRow,
@@ -203,6 +240,14 @@ async function stopFor(
     return at;
   }
   const failed = outcomes.filter((o): o is Extract<LineOutcomeKind, { kind: "retry" }> => o.kind === "retry");
+  const waits = outcomes.flatMap((o) => (o.kind === "tpm" ? [o.at] : []));
+  if (failed.length === 0 && waits.length > 0) {
+    // The key's (or the account's) tokens per minute is used up: the lines wait for the window, uncharged, and
+    // the batch stays running (a decide of the same key is answered 429 meanwhile, as without a batch).
+    memory.failures = 0;
+    await touchBatch(deps.db, b.id);
+    return Math.min(...waits);
+  }
   if (failed.length === 0) {
     memory.failures = 0;
     return null;

@@ -45,6 +45,7 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
  * decide's rules and writing the validated lines to R2 in chunks as it goes. The first invalid line, too many
  * lines or too many bytes stop the read; what was written is deleted and the error thrown, so nothing is kept.
  * A final newline is optional; every other line must be a JSON object (an empty line is `invalid_json`).
+ * `onChunk` runs after each chunk is written (the upload's row is touched: it is alive).
  */
 export async function storeUpload(
   body: ReadableStream<Uint8Array> | null,
@@ -52,12 +53,13 @@ export async function storeUpload(
   bucket: R2Bucket,
   batchId: string,
   maxLines: number = MAX_BATCH_LINES,
+  onChunk: () => Promise<void> = async () => {},
 ): Promise<StoredUpload> {
   if (declaredLength !== null && declaredLength > MAX_BATCH_BYTES) {
     await body?.cancel().catch(() => {});
     throw tooLarge();
   }
-  const writer = new ChunkWriter(bucket, batchId);
+  const writer = new ChunkWriter(bucket, batchId, onChunk);
   const digest = new crypto.DigestStream("SHA-256");
   // Settles only when the stream closes; an aborted upload must not leave it rejected with no one listening.
   digest.digest.catch(() => {});
@@ -127,6 +129,7 @@ class ChunkWriter {
   constructor(
     private readonly bucket: R2Bucket,
     private readonly batchId: string,
+    private readonly onChunk: () => Promise<void>,
   ) {}
 
   async add(line: StoredLine): Promise<void> {
@@ -142,6 +145,7 @@ class ChunkWriter {
     this.chunkLines.push(this.lines.length);
     this.lines = [];
     this.size = 0;
+    await this.onChunk();
   }
 
   /** Deletes what was written (the upload failed: nothing is kept). */

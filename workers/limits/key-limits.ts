@@ -2,7 +2,7 @@ import { dayOf } from "../../schema/periods";
 import { ApiError } from "../errors";
 import type { KeyRecord } from "../stores/keys";
 import { type LimitValues, WINDOW_MS } from "../stores/rate-limit-keys";
-import { peek, takeRequest } from "../stores/rate-limits";
+import { giveBackTokens, peek, takeRequest, takeTokens } from "../stores/rate-limits";
 import type { RedisAccess } from "../stores/redis";
 
 /** Window of `rpm` and `tpm`, seconds. */
@@ -129,5 +129,37 @@ export class KeyRateLimiter {
         retryAfter: waitSeconds(out.waitMs),
         message: `At most ${limits.key.rpm} requests a minute for this key.`,
       });
+  }
+
+  /**
+   * Takes a batch line's tokens from the key's and the account's tokens per minute (issue 50: lines respect the
+   * key's own limit and the account's caps, as its decides do; they take no request slot). Answers true, the wait
+   * in ms until they fit, or null when they exceed a whole limit (they never fit). Redis down: throws.
+   */
+  async takeTokens(subject: MoneySubject, id: string, tokens: number, now: number = Date.now()) {
+    const limits = limitsFor(subject);
+    const out = await this.redis.run((redis) =>
+      takeTokens(
+        redis,
+        { keyId: subject.keyId, accountId: subject.accountId, mode: subject.mode, day: dayOf(now) },
+        { key: limits.key.tpm, account: limits.account.tpm },
+        tokens,
+        id,
+        now,
+      ),
+    );
+    return out.taken ? true : out.waitMs;
+  }
+
+  /** Gives back the tokens `takeTokens` took under `id` (the line did not finish charged). */
+  async giveBackTokens(subject: MoneySubject, id: string, tokens: number, now: number = Date.now()) {
+    await this.redis.run((redis) =>
+      giveBackTokens(
+        redis,
+        { keyId: subject.keyId, accountId: subject.accountId, mode: subject.mode, day: dayOf(now) },
+        tokens,
+        id,
+      ),
+    );
   }
 }

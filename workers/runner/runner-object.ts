@@ -40,6 +40,7 @@ export class EvaluationRunner extends DurableObject<Env> {
         ledger: services.ledger,
         refundIntents: services.refundIntents,
         calibrations: services.calibrations,
+        limits: services.limits,
         bucket: this.env.BATCHES,
         metrics: this.env.METRICS,
         quota: new EvaluationQuota(redisAccess(this.env), TEST_DAILY_QUOTA),

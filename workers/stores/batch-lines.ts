@@ -1,3 +1,4 @@
+import { FINISHED_BATCH } from "./batch-rows";
 import { asRows, type Database, msOrNull } from "./db";
 
 /** A line of the chunk being run, as the runner reads it. */
@@ -91,6 +92,16 @@ export async function clearOwed(db: Database, id: string, line: number, settled:
     `UPDATE batch_lines SET owed = ARRAY(SELECT o FROM unnest(owed) AS o WHERE NOT (o = ANY($3::text[])))
       WHERE batch_id = $1 AND line = $2`,
     [id, line, settled],
+  );
+}
+
+/** Attempts settled through the ledger leave every line of the batch that owed them. */
+export async function clearSettled(db: Database, id: string, settled: string[]): Promise<void> {
+  if (settled.length === 0) return;
+  await db.sql().query(
+    `UPDATE batch_lines SET owed = ARRAY(SELECT o FROM unnest(owed) AS o WHERE NOT (o = ANY($2::text[])))
+      WHERE batch_id = $1 AND owed && $2::text[]`,
+    [id, settled],
   );
 }
 
@@ -200,4 +211,52 @@ export async function markLinesRecorded(db: Database, id: string, lines: number[
       id,
       lines,
     ]);
+}
+
+/**
+ * A finished batch's (cancelled, expired, failed) unfinished lines let go of their attempts, in one statement:
+ * each line's attempt joins its `owed` (to be settled) and no attempt holds it, so an attempt still in flight can
+ * no longer be counted (its commit is refused and it refunds its own debit). Nothing for an active batch.
+ * Returns the lines' owed attempts: the caller settles them through the ledger, then `clearOwed`.
+ */
+export async function lapseUnfinishedLines(
+  db: Database,
+  id: string,
+): Promise<{ line: number; owed: string[] }[]> {
+  const r = asRows(
+    await db.sql().query(
+      `WITH finished AS (SELECT 1 FROM batches WHERE id = $1 AND ${FINISHED_BATCH}),
+       lapsed AS (
+         UPDATE batch_lines SET owed = array_append(owed, attempt), attempt = NULL
+          WHERE batch_id = $1 AND status IS NULL AND attempt IS NOT NULL AND EXISTS (SELECT 1 FROM finished)
+          RETURNING line, owed)
+       SELECT line, owed FROM lapsed
+       UNION ALL
+       SELECT line, owed FROM batch_lines
+        WHERE batch_id = $1 AND owed <> '{}' AND EXISTS (SELECT 1 FROM finished)
+          AND line NOT IN (SELECT line FROM lapsed)`,
+      [id],
+    ),
+  );
+  return r.map((x) => ({ line: Number(x.line), owed: x.owed as string[] }));
+}
+
+/** The account's finished batches with a line whose attempt is not settled yet (at most `limit`). */
+export async function finishedBatchesToSettle(
+  db: Database,
+  accountId: string,
+  limit = 20,
+): Promise<{ id: string; mode: "live" | "test" }[]> {
+  const r = asRows(
+    await db.sql().query(
+      `SELECT b.id, b.mode FROM batches b
+        WHERE b.account_id = $1 AND b.${FINISHED_BATCH}
+          AND EXISTS (SELECT 1 FROM batch_lines l WHERE l.batch_id = b.id
+                        AND (l.status IS NULL OR NOT l.usage_recorded)
+                        AND ((l.status IS NULL AND l.attempt IS NOT NULL) OR l.owed <> '{}'))
+        ORDER BY b.id LIMIT $2`,
+      [accountId, limit],
+    ),
+  );
+  return r.map((x) => ({ id: String(x.id), mode: x.mode as "live" | "test" }));
 }

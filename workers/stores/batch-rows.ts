@@ -74,5 +74,11 @@ export const RESULTS_RETENTION_DAYS = 30;
 export const RESULTS_RETENTION = `interval '${RESULTS_RETENTION_DAYS} days'`;
 /** SQL: the batch is queued, running or paused. */
 export const ACTIVE_BATCH = "status IN ('queued', 'running', 'paused')";
+/** SQL: the batch counts against the account's active cap: active, or its upload is still streaming (issue 50). */
+export const COUNTED_BATCH = "status IN ('uploading', 'queued', 'running', 'paused')";
+/** SQL: the batch finished (completed, cancelled, expired or failed). */
+export const FINISHED_BATCH = "status IN ('completed', 'cancelled', 'expired', 'failed')";
+/** SQL: the row is a batch the API shows (not an upload still streaming). */
+export const SHOWN_BATCH = "status <> 'uploading'";
 /** Batches whose objects still count against the account's storage (not past their results' retention). */
 export const STORED_BATCH = "(results_expire_at IS NULL OR results_expire_at > now())";

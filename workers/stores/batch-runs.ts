@@ -1,4 +1,4 @@
-import { ACTIVE_BATCH, type BatchRow, type PausedReason, toBatch } from "./batch-rows";
+import { ACTIVE_BATCH, type BatchRow, FINISHED_BATCH, type PausedReason, toBatch } from "./batch-rows";
 import { asRows, type Database, isoTime } from "./db";
 
 /**
@@ -66,11 +66,18 @@ export async function touchBatch(db: Database, id: string): Promise<void> {
   await db.sql().query("UPDATE batches SET updated_at = now() WHERE id = $1", [id]);
 }
 
-/** Accounts with a batch queued, running or paused, or an event to deliver (the cron kicks their runners). */
+/**
+ * Accounts with a batch queued, running or paused, a finished batch whose lapsed attempts are not settled yet, or an
+ * event to deliver (the cron kicks their runners).
+ */
 export async function accountsWithBatchWork(db: Database): Promise<string[]> {
   const r = asRows(
     await db.sql().query(
       `SELECT DISTINCT account_id FROM batches WHERE ${ACTIVE_BATCH}
+       UNION SELECT DISTINCT b.account_id FROM batch_lines l JOIN batches b ON b.id = l.batch_id
+        WHERE (l.status IS NULL OR NOT l.usage_recorded)
+          AND ((l.status IS NULL AND l.attempt IS NOT NULL) OR l.owed <> '{}')
+          AND b.${FINISHED_BATCH}
        UNION SELECT DISTINCT account_id FROM webhook_deliveries WHERE delivered_at IS NULL AND given_up_at IS NULL`,
     ),
   );

@@ -1,94 +1,13 @@
 import type { BatchEventType } from "../../schema/batches";
-import { ACTIVE_BATCH, type BatchRow, RESULTS_RETENTION, STORED_BATCH, toBatch } from "./batch-rows";
-import { asRows, type Database, isoTime } from "./db";
-
-/** Per account: batches queued, running or paused at once, and bytes of uploads kept. */
-export interface BatchCaps {
-  active: number;
-  bytes: number;
-}
-
-/** Which cap refused a new batch: the account's active batches, or its stored bytes. */
-export type BatchCapRefusal = "batches_in_progress" | "batch_storage_full";
-
-/** A batch to insert (times in ms since epoch). */
-export interface NewBatch {
-  id: string;
-  accountId: string;
-  keyId: string;
-  mode: "live" | "test";
-  model: string | null;
-  chunkLines: number[];
-  total: number;
-  bytes: number;
-  idempotencyKey: string | null;
-  bodySha256: string;
-  createdAt: number;
-  expiresAt: number;
-}
-
-/** How many of the account's batches are queued, running or paused. */
-export async function activeBatchCount(db: Database, accountId: string): Promise<number> {
-  const r = asRows(
-    await db
-      .sql()
-      .query(`SELECT count(*) AS n FROM batches WHERE account_id = $1 AND ${ACTIVE_BATCH}`, [accountId]),
-  );
-  return Number(r[0]?.n ?? 0);
-}
-
-/**
- * Inserts the batch (queued) while the account stays within `caps` (under a per-account advisory lock, so
- * parallel uploads cannot pass a cap together). An idempotency key already used by the account answers the
- * batch it created instead (`{ existing }`), inserting nothing.
- */
-export async function insertBatch(
-  db: Database,
-  b: NewBatch,
-  caps: BatchCaps,
-): Promise<BatchRow | BatchCapRefusal | { existing: BatchRow }> {
-  const sql = db.sql();
-  const [, existing, inserted, used] = await sql.transaction([
-    sql.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 42))", [`batches:${b.accountId}`]),
-    sql.query("SELECT * FROM batches WHERE account_id = $1 AND idempotency_key = $2", [
-      b.accountId,
-      b.idempotencyKey,
-    ]),
-    sql.query(
-      `INSERT INTO batches (id, account_id, key_id, mode, model, status, total, chunks, chunk_lines, bytes,
-                            idempotency_key, body_sha256, expires_at, created_at, updated_at)
-       SELECT $1, $2, $3, $4, $5, 'queued', $6, $7, $8::int[], $9::bigint, $10, $11, $12, $15, $15
-        WHERE NOT EXISTS (SELECT 1 FROM batches WHERE account_id = $2 AND idempotency_key = $10)
-          AND (SELECT count(*) FROM batches WHERE account_id = $2 AND ${ACTIVE_BATCH}) < $13
-          AND (SELECT coalesce(sum(bytes), 0) FROM batches WHERE account_id = $2 AND ${STORED_BATCH})
-              + $9::bigint <= $14::bigint
-       RETURNING *`,
-      [
-        b.id,
-        b.accountId,
-        b.keyId,
-        b.mode,
-        b.model,
-        b.total,
-        b.chunkLines.length,
-        b.chunkLines,
-        b.bytes,
-        b.idempotencyKey,
-        b.bodySha256,
-        isoTime(b.expiresAt),
-        caps.active,
-        caps.bytes,
-        isoTime(b.createdAt),
-      ],
-    ),
-    sql.query(`SELECT count(*) AS n FROM batches WHERE account_id = $1 AND ${ACTIVE_BATCH}`, [b.accountId]),
-  ]);
-  const prior = asRows(existing)[0];
-  if (prior) return { existing: toBatch(prior) };
-  const row = asRows(inserted)[0];
-  if (row) return toBatch(row);
-  return Number(asRows(used)[0]?.n ?? 0) >= caps.active ? "batches_in_progress" : "batch_storage_full";
-}
+import {
+  ACTIVE_BATCH,
+  type BatchRow,
+  FINISHED_BATCH,
+  RESULTS_RETENTION,
+  SHOWN_BATCH,
+  toBatch,
+} from "./batch-rows";
+import { asRows, type Database } from "./db";
 
 /** The batch an idempotency key created (null: none). */
 export async function findBatchByIdempotencyKey(
@@ -104,26 +23,41 @@ export async function findBatchByIdempotencyKey(
   return r[0] ? toBatch(r[0]) : null;
 }
 
-/** One batch of the account (null: none, another account's, or deleted). */
-export async function findBatch(db: Database, accountId: string, id: string): Promise<BatchRow | null> {
+/** Which of the account's batches a caller sees: one mode's (an API key's), or both (null: the console). */
+export type BatchModeScope = "live" | "test" | null;
+
+/** One batch of the account in `mode` (null: none, another account's or mode's, or deleted). */
+export async function findBatch(
+  db: Database,
+  accountId: string,
+  id: string,
+  mode: BatchModeScope = null,
+): Promise<BatchRow | null> {
   const r = asRows(
-    await db.sql().query("SELECT * FROM batches WHERE id = $1 AND account_id = $2", [id, accountId]),
+    await db
+      .sql()
+      .query(
+        `SELECT * FROM batches WHERE id = $1 AND account_id = $2 AND ($3::text IS NULL OR mode = $3) AND ${SHOWN_BATCH}`,
+        [id, accountId, mode],
+      ),
   );
   return r[0] ? toBatch(r[0]) : null;
 }
 
-/** The account's batches, newest first, after `startingAfter`; one more than `limit` tells `has_more`. */
+/** The account's batches in `mode`, newest first, after `startingAfter`; one more than `limit` tells `has_more`. */
 export async function listBatches(
   db: Database,
   accountId: string,
   limit: number,
   startingAfter: string | null,
+  mode: BatchModeScope = null,
 ): Promise<{ data: BatchRow[]; hasMore: boolean }> {
   const r = asRows(
     await db.sql().query(
       `SELECT * FROM batches WHERE account_id = $1 AND ($2::text IS NULL OR id < $2)
+          AND ($4::text IS NULL OR mode = $4) AND ${SHOWN_BATCH}
         ORDER BY id DESC LIMIT $3`,
-      [accountId, startingAfter, limit + 1],
+      [accountId, startingAfter, limit + 1, mode],
     ),
   );
   return { data: r.slice(0, limit).map(toBatch), hasMore: r.length > limit };
@@ -160,11 +94,27 @@ export async function finishBatch(
   return r[0] ? toBatch(r[0]) : null;
 }
 
-/** Deletes a finished batch with its lines and pending events (its R2 objects are the caller's). */
+/**
+ * Deletes a finished batch with its lines and pending events (its R2 objects are the caller's). A live batch's
+ * unsettled attempts (an unfinished line's, and any owed) become the ledger's refund intents in the same
+ * transaction (issue 50: no debit is kept without a result once its line is gone); refunding one that was never
+ * debited is a no-op. False: nothing was deleted.
+ */
 export async function deleteFinishedBatch(db: Database, accountId: string, id: string): Promise<boolean> {
   const sql = db.sql();
-  const [deleted] = await sql.transaction([
-    sql.query(`DELETE FROM batches WHERE id = $1 AND account_id = $2 AND NOT ${ACTIVE_BATCH} RETURNING id`, [
+  const [, deleted] = await sql.transaction([
+    sql.query(
+      `INSERT INTO ledger_refund_intents (request_id, account_id)
+       SELECT DISTINCT o, $2 FROM batch_lines l,
+              unnest(l.owed || CASE WHEN l.status IS NULL AND l.attempt IS NOT NULL THEN ARRAY[l.attempt]
+                                    ELSE '{}'::text[] END) AS o
+        WHERE l.batch_id = $1
+          AND EXISTS (SELECT 1 FROM batches b WHERE b.id = $1 AND b.account_id = $2 AND b.mode = 'live'
+                        AND b.${FINISHED_BATCH})
+       ON CONFLICT (request_id) DO NOTHING`,
+      [id, accountId],
+    ),
+    sql.query(`DELETE FROM batches WHERE id = $1 AND account_id = $2 AND ${FINISHED_BATCH} RETURNING id`, [
       id,
       accountId,
     ]),

@@ -1,6 +1,6 @@
 import type { Redis } from "@upstash/redis";
 import { type LimitSubject, limitKeys, WINDOW_MS } from "./rate-limit-keys";
-import { LIMIT_LOGS_LUA } from "./rate-limit-lua";
+import { GIVE_BACK_LUA, LIMIT_LOGS_LUA } from "./rate-limit-lua";
 
 /** KEYS: the four logs, then the two tpm sums. */
 const PEEK = `${LIMIT_LOGS_LUA}
@@ -91,4 +91,67 @@ export async function takeRequest(
     [now, WINDOW_MS, rpm.key, rpm.account, id],
   )) as number[];
   return { taken: out[0] === 1, remaining: out[1]!, waitMs: out[2]!, resetMs: out[3]! };
+}
+
+/**
+ * `take_tokens`: KEYS = the key's and the account's tpm logs and their running sums (`limitKeys` 2, 4, 7, 8); ARGV =
+ * now, win, tokens, key tpm, account tpm, id. Takes `tokens` from both windows or from neither (a batch line,
+ * which takes no request slot); returns {taken 0/1, wait ms}, the wait -1 when the tokens exceed a whole limit.
+ */
+const TAKE_TOKENS = `${LIMIT_LOGS_LUA}
+local now, win, tokens = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local q = { tonumber(ARGV[4]), tonumber(ARGV[5]) }
+local logs = { KEYS[1], KEYS[2] }
+local sums = { KEYS[3], KEYS[4] }
+local wait = 0
+for i = 1, 2 do
+  trim(logs[i], sums[i], now, win)
+  local _, w = usage(logs[i], sums[i], now, win, q[i], tokens)
+  if w < 0 then return { 0, -1 } end
+  if w > wait then wait = w end
+end
+if wait > 0 then return { 0, wait } end
+for i = 1, 2 do
+  redis.call('ZADD', logs[i], now, ARGV[6] .. ':' .. tokens)
+  redis.call('PEXPIRE', logs[i], win + 1000)
+  redis.call('INCRBY', sums[i], tokens)
+  redis.call('PEXPIRE', sums[i], win + 1000)
+end
+return { 1, 0 }
+`;
+
+/** Takes `tokens` from the key's and the account's tpm windows (all or nothing): taken, the wait, or never. */
+export async function takeTokens(
+  redis: Redis,
+  subject: LimitSubject,
+  tpm: { key: number; account: number },
+  tokens: number,
+  id: string,
+  now: number,
+): Promise<{ taken: true } | { taken: false; waitMs: number | null }> {
+  const k = limitKeys(subject);
+  const out = (await redis.eval(
+    TAKE_TOKENS,
+    [k[1]!, k[3]!, k[6]!, k[7]!],
+    [now, WINDOW_MS, tokens, tpm.key, tpm.account, id],
+  )) as number[];
+  if (out[0] === 1) return { taken: true };
+  return { taken: false, waitMs: out[1]! < 0 ? null : out[1]! };
+}
+
+const GIVE_BACK_TOKENS = `${GIVE_BACK_LUA}
+give_back(KEYS, ARGV[1], tonumber(ARGV[2]), false)
+return 1
+`;
+
+/** Gives back tokens `takeTokens` took under `id` (a line that did not finish charged). */
+export async function giveBackTokens(
+  redis: Redis,
+  subject: LimitSubject,
+  tokens: number,
+  id: string,
+): Promise<void> {
+  const k = limitKeys(subject);
+  k[5] = "";
+  await redis.eval(GIVE_BACK_TOKENS, k, [id, tokens]);
 }

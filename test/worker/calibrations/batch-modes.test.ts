@@ -28,6 +28,7 @@ function runnerDeps(): BatchRunnerDeps {
     ledger: services.ledger,
     refundIntents: services.refundIntents,
     calibrations: services.calibrations,
+    limits: services.limits,
     bucket: env.BATCHES,
     quota: new EvaluationQuota(redisAccess(env), TEST_DAILY_QUOTA),
   };

@@ -39,6 +39,7 @@ async function runToEnd(accountId: string): Promise<void> {
     ledger: services.ledger,
     refundIntents: services.refundIntents,
     calibrations: services.calibrations,
+    limits: services.limits,
     bucket: env.BATCHES,
     quota: new EvaluationQuota(redisAccess(env), TEST_DAILY_QUOTA),
   };

@@ -9,15 +9,16 @@ import { subjectOf } from "../../limits/key-limits";
 import type { TwinCallers } from "../define";
 import { kickInBackground } from "../runner-kick";
 
-/** The API-key side's owner: the key's account and mode, usage under the key. */
+/** The API-key side's owner: the key's account and mode, usage under the key; it sees only its mode's batches. */
 function keyBatchOwner(c: Context<AppEnv>): BatchOwner {
   const key = c.var.apiKey;
-  return { accountId: key.accountId, keyId: key.id, mode: key.mode, subject: subjectOf(key) };
+  return { accountId: key.accountId, keyId: key.id, mode: key.mode, subject: subjectOf(key), sees: key.mode };
 }
 
 /**
  * The console side's owner: the session's account. Uploads choose `?mode=test` (default: the daily test quota,
- * usage under the playground like its calls) or `?mode=live` (charged to the balance, usage under `console_<account>`).
+ * usage under the playground like its calls) or `?mode=live` (charged to the balance, usage under `console_<account>`);
+ * the session sees and manages the batches of both modes.
  */
 function consoleBatchOwner(c: Context<AppEnv>): BatchOwner {
   const accountId = c.var.session.accountId;
@@ -25,7 +26,7 @@ function consoleBatchOwner(c: Context<AppEnv>): BatchOwner {
   if (mode !== "test" && mode !== "live")
     throw new ApiError("invalid_value", { param: "mode", message: "`mode` is `test` or `live`." });
   const keyId = mode === "test" ? `playground_${accountId}` : `console_${accountId}`;
-  return { accountId, keyId, mode, subject: { keyId, accountId, mode } };
+  return { accountId, keyId, mode, subject: { keyId, accountId, mode }, sees: null };
 }
 
 /** A store outage while serving a batch route: 503 `maintenance`, nothing changed. */
@@ -42,7 +43,13 @@ export const BATCH_CALLERS: TwinCallers<BatchOwner> = {
 
 /** The services a batch operation uses, from the request's context. */
 export function batchDeps(c: Context<AppEnv>): BatchDeps {
-  return { db: c.var.db, limits: c.var.limits, bucket: c.env.BATCHES, kick: kickInBackground(c) };
+  return {
+    db: c.var.db,
+    limits: c.var.limits,
+    ledger: c.var.ledger,
+    bucket: c.env.BATCHES,
+    kick: kickInBackground(c),
+  };
 }
 
 /** Codes of createBatch after its auth: the first invalid line's (a decide's codes) and the batch's own. */
