@@ -93,6 +93,27 @@ export async function decide(
   return { status: res.status, headers: res.headers, json: JSON.parse(text), text };
 }
 
+/** Any API call with a key: JSON body when given; the answer's status, text and parsed JSON. */
+export async function apiCall(
+  edgeUrl: string,
+  method: string,
+  path: string,
+  secret: string,
+  body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+): Promise<{ status: number; text: string; json: Record<string, any> }> {
+  const res = await fetch(`${edgeUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${secret}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) };
+}
+
 export async function balanceOf(edgeUrl: string, secret: string): Promise<Record<string, unknown>> {
   const res = await fetch(`${edgeUrl}/v1/balance`, { headers: { authorization: `Bearer ${secret}` } });
   return (await res.json()) as Record<string, unknown>;

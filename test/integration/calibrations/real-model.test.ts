@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
 import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
-import { credit, decide, GPU_SECRET, seed, startEdge } from "../../support/money-harness";
+import { apiCall, credit, decide, GPU_SECRET, seed, startEdge } from "../../support/money-harness";
 
 const MODEL = "svc-1.4.0";
 const QUESTION = { type: "check", instructions: "Does the customer say the parcel arrived broken?" } as const;
@@ -49,18 +49,8 @@ const item = (i: number) => ({
   expected: { broken: i % 3 === 0 },
 });
 
-async function api(method: string, path: string, secret: string, body?: unknown) {
-  const res = await fetch(`${edge.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${secret}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) as Record<string, any> };
-}
+const api = (method: string, path: string, secret: string, body?: unknown) =>
+  apiCall(edge.url, method, path, secret, body);
 
 type Answered = { status: number; text: string; headers: Headers; json: { answers: Record<string, any> } };
 const answered = (r: { status: number; text: string; headers: Headers; json: unknown }) => r as Answered;

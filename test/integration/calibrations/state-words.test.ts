@@ -6,8 +6,9 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
+import { auc } from "../../../schema/metrics";
 import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
-import { credit, decide, GPU_SECRET, seed, startEdge } from "../../support/money-harness";
+import { apiCall, credit, decide, GPU_SECRET, seed, startEdge } from "../../support/money-harness";
 
 const MODEL = "svc-1.4.0";
 const QUESTION = { type: "check", instructions: "Is this message unsolicited bulk mail or a scam?" } as const;
@@ -51,18 +52,8 @@ afterAll(async () => {
 type Answers = { answers: Record<string, { probability: number; calibration?: string }> };
 const answersOf = (r: { json: unknown }) => (r.json as Answers).answers;
 
-async function api(method: string, path: string, secret: string, body?: unknown) {
-  const res = await fetch(`${edge.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${secret}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) as Record<string, any> };
-}
+const api = (method: string, path: string, secret: string, body?: unknown) =>
+  apiCall(edge.url, method, path, secret, body);
 
 /** Mean NLL and AUC (ties count half) of P(yes) answers against the labels. */
 function quality(pYes: number[], yes: boolean[]) {
@@ -70,17 +61,7 @@ function quality(pYes: number[], yes: boolean[]) {
   pYes.forEach((p, i) => {
     nll -= Math.log(Math.min(1 - 1e-4, Math.max(1e-4, yes[i] ? p : 1 - p)));
   });
-  let wins = 0;
-  let pairs = 0;
-  pYes.forEach((p, i) => {
-    if (!yes[i]) return;
-    pYes.forEach((q, j) => {
-      if (yes[j]) return;
-      pairs++;
-      wins += p > q ? 1 : p === q ? 0.5 : 0;
-    });
-  });
-  return { nll: nll / pYes.length, auc: wins / pairs };
+  return { nll: nll / pYes.length, auc: auc(pYes, yes) };
 }
 
 describe("learn from your labels, on the real model", () => {

@@ -8,7 +8,7 @@ import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
 import { evaluationMetrics } from "../../../workers/evaluations/metrics";
 import { EvaluationQuota } from "../../../workers/stores/evaluation-quota";
 import { redisAccess } from "../../../workers/stores/redis";
-import { type StandInGpu, seed, startEdge, startStandInGpu } from "../../support/money-harness";
+import { apiCall, type StandInGpu, seed, startEdge, startStandInGpu } from "../../support/money-harness";
 import { stack, withStackDb } from "../../support/stack-db";
 
 let gpu: StandInGpu;
@@ -35,17 +35,8 @@ function items(n: number) {
   }));
 }
 
-async function api(method: string, path: string, secret: string, body?: unknown) {
-  const res = await fetch(`${edge.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${secret}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
-}
+const api = (method: string, path: string, secret: string, body?: unknown) =>
+  apiCall(edge.url, method, path, secret, body);
 
 async function until(
   secret: string,
