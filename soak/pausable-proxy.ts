@@ -73,3 +73,12 @@ export async function startPausableProxy(targetPort: number, port = 0): Promise<
       }),
   };
 }
+
+/** A Postgres URL routed through a new pausable proxy on 127.0.0.1 (to stall that database in a test). */
+export async function pausableDatabase(databaseUrl: string): Promise<{ proxy: PausableProxy; url: string }> {
+  const db = new URL(databaseUrl);
+  const proxy = await startPausableProxy(Number(db.port));
+  db.hostname = "127.0.0.1";
+  db.port = String(proxy.port);
+  return { proxy, url: db.toString() };
+}

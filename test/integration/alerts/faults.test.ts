@@ -9,7 +9,7 @@ import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
 import { type FakeAlerts, startFakeAlerts } from "../../../scripts/stack/fake-alerts";
 import { type RedisHandle, startRedis } from "../../../scripts/stack/redis";
 import { startUpstashBridge, type UpstashBridge } from "../../../scripts/stack/upstash-bridge";
-import { type PausableProxy, startPausableProxy } from "../../../soak/pausable-proxy";
+import { type PausableProxy, pausableDatabase } from "../../../soak/pausable-proxy";
 import {
   ADMIN_TOKEN,
   credit,
@@ -33,10 +33,8 @@ let gpu: RunningWorker;
 let edge: EdgeWorker;
 
 beforeAll(async () => {
-  const db = new URL(stack().DATABASE_URL);
-  proxy = await startPausableProxy(Number(db.port));
-  db.hostname = "127.0.0.1";
-  db.port = String(proxy.port);
+  const db = await pausableDatabase(stack().DATABASE_URL);
+  proxy = db.proxy;
   redis = await startRedis();
   bridge = await startUpstashBridge({ redisUrl: redis.url });
   hook = await startFakeAlerts();
@@ -44,7 +42,7 @@ beforeAll(async () => {
   edge = await startEdge({
     gpuUrls: [gpu.url],
     bindings: {
-      DATABASE_URL: db.toString(),
+      DATABASE_URL: db.url,
       UPSTASH_REDIS_REST_URL: bridge.url,
       UPSTASH_REDIS_REST_TOKEN: bridge.token,
       ALERT_WEBHOOK_URL: hook.hookUrl,

@@ -5,7 +5,7 @@
 // those lines are never claimed again, and the runner settles their lapsed attempts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
-import { type PausableProxy, startPausableProxy } from "../../../soak/pausable-proxy";
+import { type PausableProxy, pausableDatabase } from "../../../soak/pausable-proxy";
 import {
   balanceOf,
   credit,
@@ -25,12 +25,10 @@ let gpu: StandInGpu;
 let edge: EdgeWorker;
 
 beforeAll(async () => {
-  const db = new URL(stack().DATABASE_URL);
-  proxy = await startPausableProxy(Number(db.port));
-  db.hostname = "127.0.0.1";
-  db.port = String(proxy.port);
+  const db = await pausableDatabase(stack().DATABASE_URL);
+  proxy = db.proxy;
   gpu = await startStandInGpu("slow");
-  edge = await startEdge({ gpuUrls: [gpu.url], bindings: { DATABASE_URL: db.toString() } });
+  edge = await startEdge({ gpuUrls: [gpu.url], bindings: { DATABASE_URL: db.url } });
 }, 120_000);
 
 afterAll(async () => {
