@@ -8,6 +8,8 @@ import { CALIBRATION_ID_PATTERN, QuestionWire } from "./decide";
 import { EVALUATION_ID_PATTERN, ReliabilityBin, Threshold } from "./evaluations";
 
 export { CALIBRATION_ID_PATTERN };
+/** Where a calibration is (issue 49: a large fit runs on the account's runner). */
+export const CALIBRATION_STATUSES = ["fitting", "active", "inactive", "failed"] as const;
 /** Active calibrations one account may have at once. */
 export const MAX_ACTIVE_CALIBRATIONS = 1000;
 /** Fewest labels a fit is made on: a check needs this many of each answer… */
@@ -86,11 +88,11 @@ export const Calibration = z
     model: z.string().openapi({ description: "The exact version it applies to.", example: "svc-1.5.1" }),
     evaluation: z.string().openapi({ description: "The evaluation it was fitted on." }),
     question_id: z.string().openapi({ description: "The question's id in the evaluation's items." }),
-    question: QuestionWire.meta({
+    question: QuestionWire.nullable().meta({
       description:
-        "The question as written (templates unrendered, without `min_confidence`): decides whose question matches it exactly answer with this calibration.",
+        "The question as written (templates unrendered, without `min_confidence`): decides whose question matches it exactly answer with this calibration. Null while `fitting` and when `failed` (as are `method`, `map`, `n` and `metrics`).",
     }),
-    method: z.enum(["temperature", "temperature_bias", "state_words"]).openapi({
+    method: z.enum(["temperature", "temperature_bias", "state_words"]).nullable().openapi({
       description:
         "`temperature`: one temperature on the log-probabilities; `temperature_bias`: also a bias (check: on yes; pick and rate: per option or level); `state_words`: a linear model over the words of the rendered state stacked with the version's answer (its log-probabilities with a temperature and a bias), so that where the version already knows its answer still counts. Chosen by cross-validated NLL.",
     }),
@@ -98,11 +100,13 @@ export const Calibration = z
       description:
         "`state_words`: what the model read of the state; null for a map (it reads the version's answer only).",
     }),
-    map: z.object({
-      temperature: z.number().positive(),
-      bias: z.array(z.number()).openapi({ description: "Per option or level in order; check: [yes, no]." }),
-    }),
-    n: z.number().int().openapi({ description: "Labelled items the map was fitted on." }),
+    map: z
+      .object({
+        temperature: z.number().positive(),
+        bias: z.array(z.number()).openapi({ description: "Per option or level in order; check: [yes, no]." }),
+      })
+      .nullable(),
+    n: z.number().int().nullable().openapi({ description: "Labelled items the map was fitted on." }),
     metrics: z
       .object({
         folds: z.number().int(),
@@ -122,6 +126,7 @@ export const Calibration = z
               "Every method tried, with its cross-validated metrics on the same folds: the one with the lowest NLL is `method` (ties: the simpler).",
           }),
       })
+      .nullable()
       .openapi({
         description:
           "Cross-validated (K folds: each fold's answers calibrated by a calibration fitted on the other folds): `before` with the version's map, `after` with the account's.",
@@ -130,9 +135,22 @@ export const Calibration = z
       description:
         "The mode of its creator: a test key's is `test` and answers only test decides; a live key's or the console's is `live` and answers live decides, and test decides of that question while no `test` one is active. A key sees only its own mode's.",
     }),
+    status: z.enum(CALIBRATION_STATUSES).openapi({
+      description:
+        "`fitting`: the evaluation was above the in-request bound, so the account's runner fits it (create answered 202); it never answers decides. `active`: it answers decides. `inactive`: replaced, deleted, or deleted while fitting. `failed`: the fit ended with the error a synchronous create would have answered (`error`); nothing was applied.",
+    }),
     active: z.boolean(),
     created: unixSeconds,
-    deactivated: unixSeconds.nullable(),
+    deactivated: unixSeconds
+      .nullable()
+      .openapi({ description: "When it was replaced or deleted, or when it failed." }),
+    error: z
+      .object({ code: z.string(), param: z.string().optional(), message: z.string() })
+      .nullable()
+      .openapi({
+        description:
+          "`failed`: the error a synchronous create would have answered (e.g. `calibration_no_gain`, `too_few_labels`; `internal_error` when the fit did not finish within its cap).",
+      }),
   })
   .openapi("Calibration");
 

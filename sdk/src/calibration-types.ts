@@ -49,6 +49,12 @@ export interface CalibrationMetrics {
   thresholds: Array<{ target: number; min_confidence: number | null; coverage: number | null }>;
 }
 
+/**
+ * Where a calibration is: `fitting` on the account's runner (a create above the in-request bound answers 202;
+ * wait with `getCalibration`), `active`, `inactive` (replaced or deleted), `failed` (see `error`).
+ */
+export type CalibrationStatus = "fitting" | "active" | "inactive" | "failed";
+
 /** A calibration of one question of the account's, on one exact version. */
 export interface Calibration {
   id: string;
@@ -57,15 +63,18 @@ export interface Calibration {
   model: string;
   evaluation: string;
   question_id: string;
-  /** The question as written, without `min_confidence`: decides asking exactly this are answered with the map. */
-  question: Question;
-  method: CalibrationMethod;
+  /**
+   * The question as written, without `min_confidence`: decides asking exactly this are answered with the map.
+   * Null while `fitting` and when `failed`, as are `method`, `map`, `n` and `metrics`.
+   */
+  question: Question | null;
+  method: CalibrationMethod | null;
   /** `state_words`: what it read of the state; null for a map. */
   features: CalibrationFeatures | null;
   /** `bias` per option or level in order; a check's is [yes, no]. */
-  map: { temperature: number; bias: number[] };
+  map: { temperature: number; bias: number[] } | null;
   /** Labelled items the map was fitted on. */
-  n: number;
+  n: number | null;
   /** K-fold cross-validated: `before` with the version's map, `after` with the account's. */
   metrics: {
     folds: number;
@@ -75,12 +84,16 @@ export interface Calibration {
     methods?:
       | Array<{ method: CalibrationMethod; l2?: number | undefined; metrics: CalibrationMetrics }>
       | undefined;
-  };
+  } | null;
   /** The mode of its creator: `test` answers only test decides; `live` live ones (and test ones without a `test`). */
   mode: "live" | "test";
+  status: CalibrationStatus;
   active: boolean;
   created: number;
+  /** When it was replaced or deleted, or when it failed. */
   deactivated: number | null;
+  /** `failed`: the error a synchronous create would have answered (e.g. `calibration_no_gain`). */
+  error: { code: string; param?: string | undefined; message: string } | null;
 }
 
 /** What `createCalibration` would make: stored nowhere, applied to nothing. */

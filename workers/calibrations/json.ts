@@ -4,8 +4,8 @@ const seconds = (ms: number | null) => (ms === null ? "null" : String(Math.floor
 const str = (s: string) => JSON.stringify(s);
 
 /**
- * The Calibration object's JSON text (schema/calibrations.ts): the question spliced in as written. A preview
- * (`CalibrationPreview`) has no id and its own object name.
+ * The Calibration object's JSON text (schema/calibrations.ts): the question spliced in as written; the fitted
+ * fields null while `fitting` and when `failed`. A preview (`CalibrationPreview`) has no id and its own object name.
  */
 export function calibrationJson(r: CalibrationRow, preview = false): string {
   return `{${[
@@ -14,16 +14,18 @@ export function calibrationJson(r: CalibrationRow, preview = false): string {
     `"model":${str(r.model)}`,
     `"evaluation":${str(r.evaluationId)}`,
     `"question_id":${str(r.questionId)}`,
-    `"question":${r.question}`,
-    `"method":${str(r.method)}`,
+    `"question":${r.question ?? "null"}`,
+    `"method":${r.method === null ? "null" : str(r.method)}`,
     `"features":${r.features ?? "null"}`,
-    `"map":${JSON.stringify({ temperature: r.map.temperature, bias: r.map.bias })}`,
-    `"n":${r.n}`,
-    `"metrics":${r.metrics}`,
+    `"map":${r.map === null ? "null" : JSON.stringify({ temperature: r.map.temperature, bias: r.map.bias })}`,
+    `"n":${r.n ?? "null"}`,
+    `"metrics":${r.metrics ?? "null"}`,
     `"mode":${str(r.mode)}`,
+    `"status":${str(r.status)}`,
     `"active":${r.active}`,
     `"created":${seconds(r.createdAt)}`,
     `"deactivated":${seconds(r.deactivatedAt)}`,
+    `"error":${r.error ?? "null"}`,
   ].join(",")}}`;
 }
 

@@ -1,7 +1,7 @@
 import type { ErrorCode } from "../../schema/errors";
 import { ApiError } from "../errors";
 import { type FitKey, keepFit, readFit } from "../stores/calibration-fits";
-import type { CalibrationRow } from "../stores/calibrations";
+import type { FittedCalibration } from "../stores/calibrations";
 import type { Database } from "../stores/db";
 
 /**
@@ -11,10 +11,7 @@ import type { Database } from "../stores/db";
 export const FITTER = "issue-49";
 
 /** A fit's result that does not depend on who asked: what a preview shows and a create stores. */
-export type FitResult = Omit<
-  CalibrationRow,
-  "id" | "accountId" | "mode" | "active" | "createdAt" | "deactivatedAt"
->;
+export type FitResult = Omit<FittedCalibration, "id" | "accountId" | "mode">;
 
 type Outcome = { fit: FitResult } | { error: { code: ErrorCode; param?: string; message: string } };
 

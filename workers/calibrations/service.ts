@@ -1,50 +1,24 @@
 import { ulid } from "ulid";
-import {
-  CALIBRATION_ID_PATTERN,
-  MAX_ACTIVE_CALIBRATIONS,
-  MIN_CHECK_LABELS_EACH,
-  MIN_ITEMS,
-} from "../../schema/calibrations";
-import { wordsModelJson } from "../../schema/learned/model";
+import { CALIBRATION_ID_PATTERN, MAX_ACTIVE_CALIBRATIONS } from "../../schema/calibrations";
 import type { Services } from "../context/services";
-import { questionFingerprint } from "../decide/question-fingerprint";
 import { ApiError } from "../errors";
 import type { PageQuery } from "../http/list-query";
 import type { MoneySubject } from "../limits/key-limits";
+import { readFit } from "../stores/calibration-fits";
+import { insertFitting } from "../stores/calibration-fitting";
 import {
   type CalibrationMode,
   type CalibrationRow,
   deactivateCalibration,
+  type FittedCalibration,
   findCalibration,
   insertCalibration,
   type ModeScope,
   listCalibrations as selectCalibrations,
 } from "../stores/calibrations";
-import { findEvaluation } from "../stores/evaluations";
-import { chooseFit } from "./cross-validate";
-import { type QuestionLabels, questionLabels } from "./labels";
-import { calibrationEvidence, featuresJson } from "./metrics";
-import { FITTER, type FitResult, fitOnce } from "./reuse";
-
-/** 422 `too_few_labels` unless a check has 30 of each answer, a pick or rate 50 labelled items. */
-function checkEnoughLabels(labels: QuestionLabels, questionId: string): void {
-  const { question: q, items } = labels;
-  if (q.type === "check") {
-    const yes = items.filter((e) => e.y === 0).length;
-    if (yes < MIN_CHECK_LABELS_EACH || items.length - yes < MIN_CHECK_LABELS_EACH)
-      throw new ApiError("too_few_labels", {
-        param: "question",
-        message: `\`${questionId}\` has ${yes} items expected yes and ${items.length - yes} expected no: a check is calibrated on at least ${MIN_CHECK_LABELS_EACH} of each.`,
-      });
-  } else if (items.length < MIN_ITEMS)
-    throw new ApiError("too_few_labels", {
-      param: "question",
-      message: `\`${questionId}\` has ${items.length} labelled items: a ${q.type} is calibrated on at least ${MIN_ITEMS}.`,
-    });
-}
-
-/** A fit made and measured, not yet stored. */
-type Fitted = Omit<CalibrationRow, "active" | "createdAt" | "deactivatedAt">;
+import { type EvaluationRow, findEvaluation } from "../stores/evaluations";
+import { fitQuestion } from "./fit-question";
+import { FITTER, fitOnce } from "./reuse";
 
 /** What the calibration operations use: the database, the decide path's calibration cache, the rate limiter. */
 export type CalibrationDeps = Pick<Services, "db" | "calibrations" | "limits">;
@@ -69,78 +43,109 @@ export interface CalibrationInput {
 
 /**
  * A fit counts one request against the caller's requests per minute (429 `requests_per_minute`; issue 50: each
- * reads up to 20 pages of items and fits for up to seconds of CPU), then the evaluation (404, 409 unless done),
- * then the fit of that evaluation and question: the kept one, else the question's labels (422), the fit and its
- * cross-validated evidence (422 when it gains nothing), kept. What createCalibration stores and preview shows.
+ * reads up to 20 pages of items and fits for up to seconds of CPU), then the evaluation (404, 409 unless done).
  */
-async function fitLabels(
+async function admitFit(
   deps: CalibrationDeps,
   owner: CalibrationOwner,
   input: CalibrationInput,
-): Promise<Fitted> {
+): Promise<{ id: string; evaluation: EvaluationRow }> {
   const now = Date.now();
   const id = `calib_${ulid(now)}`;
   await deps.limits.takeRequest(owner.subject, id, now);
-  const { accountId } = owner;
-  const { evaluationId, questionId } = input;
-  const evaluation = await findEvaluation(deps.db, accountId, evaluationId);
+  const evaluation = await findEvaluation(deps.db, owner.accountId, input.evaluationId);
   if (!evaluation)
     throw new ApiError("evaluation_not_found", {
       param: "evaluation",
-      message: `No evaluation \`${evaluationId}\` in this account.`,
+      message: `No evaluation \`${input.evaluationId}\` in this account.`,
     });
   if (evaluation.status !== "done")
     throw new ApiError("evaluation_not_done", {
       param: "evaluation",
       message: `The evaluation is \`${evaluation.status}\`: calibrate once it is \`done\`.`,
     });
-  const key = { accountId, evaluationId, questionId, fitter: FITTER };
-  const fit = await fitOnce(deps.db, key, () => fitQuestion(deps, evaluation.model, input));
-  return { ...fit, id, accountId, mode: owner.mode };
+  return { id, evaluation };
 }
 
-/** The question's labels (422), the fit and its cross-validated evidence (422 when it gains nothing). */
-async function fitQuestion(
+const fitKey = (owner: CalibrationOwner, input: CalibrationInput) => ({
+  accountId: owner.accountId,
+  evaluationId: input.evaluationId,
+  questionId: input.questionId,
+  fitter: FITTER,
+});
+
+/**
+ * The fit of that evaluation and question: the kept one, else the question's labels (422), the fit and its
+ * cross-validated evidence (422 when it gains nothing), kept. What createCalibration stores and preview shows.
+ */
+async function fitLabels(
   deps: CalibrationDeps,
-  version: string,
+  owner: CalibrationOwner,
   input: CalibrationInput,
-): Promise<FitResult> {
-  const { evaluationId, questionId } = input;
-  const labels = await questionLabels(deps.db, evaluationId, questionId);
-  checkEnoughLabels(labels, questionId);
-  const q = labels.question;
-  const k = q.type === "check" ? 2 : q.type === "pick" ? q.options.length : q.levels.length;
-  const fit = chooseFit(q.type, k, labels.items, { readState: true });
-  if (!(fit.nllAfter < fit.nllBefore))
-    throw new ApiError("calibration_no_gain", {
-      param: "question",
-      message: `Cross-validated NLL ${fit.nllAfter.toFixed(4)} with the fitted map against ${fit.nllBefore.toFixed(4)} with ${version}'s own: the version is already as calibrated on these labels; nothing was applied.`,
-    });
-  return {
-    evaluationId,
-    questionId,
-    model: version,
-    fingerprint: await questionFingerprint(q),
-    question: labels.definition,
-    method: fit.method,
-    map: fit.map,
-    n: labels.items.length,
-    metrics: JSON.stringify(calibrationEvidence(q, fit, labels.items)),
-    features: featuresJson(fit),
-    learned: fit.model ? wordsModelJson(fit.model) : null,
-  };
+  admitted: { id: string; evaluation: EvaluationRow },
+): Promise<FittedCalibration> {
+  const { id, evaluation } = admitted;
+  const fit = await fitOnce(deps.db, fitKey(owner, input), () => fitQuestion(deps, evaluation.model, input));
+  return { ...fit, id, accountId: owner.accountId, mode: owner.mode };
+}
+
+/**
+ * Largest evaluation (items) fitted in the request (issue 49; measured in docs/decisions.md, "Large fits in the
+ * background"): a fit reads the states' words, so its time grows with items and with their tokens.
+ */
+export const IN_REQUEST_ITEMS = 200;
+/** …and largest evaluation (its items' input tokens) fitted in the request. */
+export const IN_REQUEST_TOKENS = 60_000;
+
+/** Whether a fit of `e` is above the in-request bound (a kept fit never is: it is read, not fitted). */
+export function fitsInBackground(e: Pick<EvaluationRow, "total" | "inputTokens">): boolean {
+  return e.total > IN_REQUEST_ITEMS || e.inputTokens > IN_REQUEST_TOKENS;
+}
+
+/** A calibration still `fitting` this long after its create is kicked again by a read. */
+export const STALLED_FIT_MS = 30_000;
+
+/** How createCalibration may run its fit. */
+export interface CreateCalibrationOptions {
+  /**
+   * Kicks the account's runner (workers/clients/runner.ts). Given, a fit above the in-request bound
+   * (`fitsInBackground`) and not kept is stored `fitting` and answered at once; the runner fits it. Absent,
+   * every fit runs in the call, as before.
+   */
+  kick?: (accountId: string) => void;
 }
 
 /**
  * createCalibration: the fit (see `fitLabels`), then the one active calibration of its (version, question) for the
- * account, replacing the one there (409 past the cap).
+ * account, replacing the one there (409 past the cap). Above the in-request bound, with `options.kick`: the
+ * calibration `fitting` (or the one of the same evaluation, question and mode already fitting), which the
+ * account's runner makes `active` or `failed` (workers/calibrations/background.ts).
  */
 export async function createCalibration(
   deps: CalibrationDeps,
   owner: CalibrationOwner,
   input: CalibrationInput,
+  options: CreateCalibrationOptions = {},
 ): Promise<CalibrationRow> {
-  const row = await insertCalibration(deps.db, await fitLabels(deps, owner, input));
+  const admitted = await admitFit(deps, owner, input);
+  const { evaluation } = admitted;
+  if (
+    options.kick &&
+    fitsInBackground(evaluation) &&
+    (await readFit(deps.db, fitKey(owner, input))) === null
+  ) {
+    const row = await insertFitting(deps.db, {
+      id: admitted.id,
+      accountId: owner.accountId,
+      evaluationId: input.evaluationId,
+      questionId: input.questionId,
+      model: evaluation.model,
+      mode: owner.mode,
+    });
+    options.kick(owner.accountId);
+    return row;
+  }
+  const row = await insertCalibration(deps.db, await fitLabels(deps, owner, input, admitted));
   deps.calibrations.invalidate(owner.accountId);
   if (!row)
     throw new ApiError("calibration_limit_reached", {
@@ -158,8 +163,15 @@ export async function previewCalibration(
   owner: CalibrationOwner,
   input: CalibrationInput,
 ): Promise<CalibrationRow> {
-  const fitted = await fitLabels(deps, owner, input);
-  return { ...fitted, active: false, createdAt: Date.now(), deactivatedAt: null };
+  const fitted = await fitLabels(deps, owner, input, await admitFit(deps, owner, input));
+  return {
+    ...fitted,
+    status: "inactive",
+    error: null,
+    active: false,
+    createdAt: Date.now(),
+    deactivatedAt: null,
+  };
 }
 
 /** listCalibrations: newest first, active or not, of the modes the caller sees. */
@@ -185,11 +197,15 @@ export async function getCalibration(
   deps: CalibrationDeps,
   owner: CalibrationOwner,
   id: string,
+  options: Pick<CreateCalibrationOptions, "kick"> = {},
 ): Promise<CalibrationRow> {
   const row = CALIBRATION_ID_PATTERN.test(id)
     ? await findCalibration(deps.db, owner.accountId, id, owner.sees)
     : null;
   if (!row) throw notFound(id);
+  // A fit that should have finished (a lost alarm, a restart) is kicked again by the read that waits for it.
+  if (row.status === "fitting" && Date.now() - row.createdAt > STALLED_FIT_MS)
+    options.kick?.(owner.accountId);
   return row;
 }
 

@@ -58,7 +58,7 @@ export function jsonResponse(description: string, schema: z.ZodType) {
 }
 
 /** A JSON answer whose text is already made (spliced as stored, e.g. a question as the customer wrote it). */
-export function jsonText(c: Context<AppEnv>, text: string, status: 200 | 201): Response {
+export function jsonText(c: Context<AppEnv>, text: string, status: 200 | 201 | 202): Response {
   c.header("content-type", "application/json");
   return c.body(text, status);
 }

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { type BatchMemory, type BatchRunnerDeps, runBatchSlice } from "../batches/runner";
 import { deliverDueEvents } from "../batches/webhooks";
+import { type BackgroundFitDeps, runCalibrationSlice } from "../calibrations/background";
 import type { NextRun } from "../clients/runner";
 import type { Env } from "../env";
 import { type RunnerDeps, type RunnerMemory, runSlice } from "../evaluations/runner";
@@ -21,16 +22,16 @@ interface Memory {
 const earliest = (a: NextRun, b: NextRun): NextRun => (a === null ? b : b === null ? a : Math.min(a, b));
 
 /**
- * One per account (named by the account id): THE background runner of the account — its evaluations, its batches
- * and its webhook events — driven by its alarm, never inside the request that created the work. Evaluations and
+ * One per account (named by the account id): THE background runner of the account — its evaluations, its batches,
+ * its webhook events and its large calibration fits — driven by its alarm, never inside the request that created the work. Evaluations and
  * batches run side by side in each alarm (each in its own slice); its storage holds only the account id and
  * failure counts; every item's and line's state is in Postgres, so a restart (of the Worker, the object or the
  * whole stack) loses nothing: the next alarm, a cron tick or a read of a stalled run picks it up.
  */
 export class EvaluationRunner extends DurableObject<Env> {
-  private deps: (RunnerDeps & BatchRunnerDeps) | null = null;
+  private deps: (RunnerDeps & BatchRunnerDeps & BackgroundFitDeps) | null = null;
 
-  private runnerDeps(): RunnerDeps & BatchRunnerDeps {
+  private runnerDeps(): RunnerDeps & BatchRunnerDeps & BackgroundFitDeps {
     if (!this.deps) {
       const services = buildServices(this.env);
       this.deps = {
@@ -66,7 +67,7 @@ export class EvaluationRunner extends DurableObject<Env> {
       failures: 0,
     };
     const deps = this.runnerDeps();
-    const [evaluations, batches, events] = await Promise.all([
+    const [evaluations, batches, events, calibrations] = await Promise.all([
       this.guard(accountId, "evaluations", () => runSlice(deps, accountId, memory.evaluations)),
       this.guard(accountId, "batches", () => runBatchSlice(deps, accountId, memory.batches)),
       this.guard(accountId, "webhooks", async () => {
@@ -74,9 +75,10 @@ export class EvaluationRunner extends DurableObject<Env> {
           await deliverDueEvents({ db: deps.db, serverSecret: this.env.CONSOLE_SECRET }, accountId);
         return nextDeliveryAt(deps.db, accountId);
       }),
+      this.guard(accountId, "calibrations", () => runCalibrationSlice(deps, accountId)),
     ]);
     await this.ctx.storage.put("memory", memory);
-    const next = earliest(earliest(evaluations, batches), events);
+    const next = earliest(earliest(earliest(evaluations, batches), events), calibrations);
     if (next !== null) await this.ctx.storage.setAlarm(Math.max(next, Date.now()));
   }
 

@@ -8,8 +8,8 @@ export type StoredMethod = "temperature" | "temperature_bias" | "state_words";
 /** Whose decides a calibration answers: a test key's answer test decides only (issue 50). */
 export type CalibrationMode = "live" | "test";
 
-/** A calibration row (times in ms since epoch; `question`, `metrics` as JSON text with their order kept). */
-export interface CalibrationRow {
+/** What a fit stores: a calibration made and measured (`insertCalibration`, `completeFitting`). */
+export interface FittedCalibration {
   id: string;
   accountId: string;
   evaluationId: string;
@@ -30,10 +30,28 @@ export interface CalibrationRow {
   learned?: string | null;
   n: number;
   metrics: string;
+}
+
+/**
+ * Where a calibration is (issue 49): `fitting` on the account's runner, `active` answering decides, `inactive`
+ * (replaced, deleted, or deleted while fitting), `failed` (its `error` says why).
+ */
+export type CalibrationStatus = "fitting" | "active" | "inactive" | "failed";
+
+/** The fields a fit fills: null while `fitting` and when `failed`. */
+type FitFields = "fingerprint" | "question" | "method" | "map" | "n" | "metrics";
+
+/** A calibration row (times in ms since epoch; `question`, `metrics` as JSON text with their order kept). */
+export type CalibrationRow = Omit<FittedCalibration, FitFields> & {
+  [K in FitFields]: FittedCalibration[K] | null;
+} & {
+  status: CalibrationStatus;
+  /** `failed`: the error a synchronous create would have answered, JSON text {"code","param"?,"message"}. */
+  error: string | null;
   active: boolean;
   createdAt: number;
   deactivatedAt: number | null;
-}
+};
 
 /** What a decide needs of an active calibration (a state-reading one's model is read on its first use). */
 export interface ActiveCalibration {
@@ -47,28 +65,48 @@ export interface ActiveCalibration {
 }
 
 /** The columns an API row reads (not the model: up to 256 KiB a row). */
-const ROW_COLUMNS =
-  "id, account_id, evaluation_id, question_id, model, fingerprint, mode, question, method, map, features, n, metrics, active, created_at, deactivated_at";
+export const ROW_COLUMNS =
+  "id, account_id, evaluation_id, question_id, model, fingerprint, mode, question, method, map, features, n, metrics, active, created_at, deactivated_at, status, error";
 
 const ms = (v: unknown): number | null =>
   v === null || v === undefined ? null : new Date(String(v)).getTime();
 
-function toRow(r: Record<string, unknown>): CalibrationRow {
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const truthy = (v: unknown) => v === true || v === "t" || v === "true";
+
+function statusOf(r: Record<string, unknown>): CalibrationStatus {
+  if (r.status === "failed") return "failed";
+  if (truthy(r.active)) return "active";
+  return r.status === "fitting" && (r.deactivated_at === null || r.deactivated_at === undefined)
+    ? "fitting"
+    : "inactive";
+}
+
+/** A row as the API reads it (ROW_COLUMNS). */
+export function toRow(r: Record<string, unknown>): CalibrationRow {
+  const method = text(r.method);
   return {
     id: String(r.id),
     accountId: String(r.account_id),
     evaluationId: String(r.evaluation_id),
     questionId: String(r.question_id),
     model: String(r.model),
-    fingerprint: String(r.fingerprint),
+    fingerprint: text(r.fingerprint),
     mode: r.mode === "test" ? "test" : "live",
-    question: String(r.question),
-    method: r.method === "temperature" || r.method === "state_words" ? r.method : "temperature_bias",
-    map: JSON.parse(String(r.map)) as CalibrationMap,
-    features: r.features === null || r.features === undefined ? null : String(r.features),
-    n: Number(r.n),
-    metrics: String(r.metrics),
-    active: r.active === true || r.active === "t" || r.active === "true",
+    question: text(r.question),
+    method:
+      method === null
+        ? null
+        : method === "temperature" || method === "state_words"
+          ? method
+          : "temperature_bias",
+    map: r.map === null || r.map === undefined ? null : (JSON.parse(String(r.map)) as CalibrationMap),
+    features: text(r.features),
+    n: r.n === null || r.n === undefined ? null : Number(r.n),
+    metrics: text(r.metrics),
+    status: statusOf(r),
+    error: text(r.error),
+    active: truthy(r.active),
     createdAt: ms(r.created_at)!,
     deactivatedAt: ms(r.deactivated_at),
   };
@@ -79,10 +117,7 @@ function toRow(r: Record<string, unknown>): CalibrationRow {
  * there (the other mode's stays), unless the account would pass MAX_ACTIVE_CALIBRATIONS: null then, and nothing changed. The account's
  * row is locked first, so concurrent creates of one account count one after the other.
  */
-export async function insertCalibration(
-  db: Database,
-  c: Omit<CalibrationRow, "active" | "createdAt" | "deactivatedAt">,
-): Promise<CalibrationRow | null> {
+export async function insertCalibration(db: Database, c: FittedCalibration): Promise<CalibrationRow | null> {
   const sql = db.sql();
   const room = (mode: string) => `(SELECT count(*) FROM calibrations
                   WHERE account_id = $1 AND active AND NOT (model = $2 AND fingerprint = $3 AND mode = ${mode})) < ${MAX_ACTIVE_CALIBRATIONS}`;
@@ -158,8 +193,8 @@ export async function findCalibration(
 }
 
 /**
- * Deactivates one calibration of the modes `sees` (a deactivated one stays as it is); the row after, or null when
- * not found.
+ * Deactivates one calibration of the modes `sees`, or stops one still fitting (a deactivated or failed one stays
+ * as it is); the row after, or null when not found.
  */
 export async function deactivateCalibration(
   db: Database,
@@ -168,7 +203,9 @@ export async function deactivateCalibration(
   sees: ModeScope,
 ): Promise<CalibrationRow | null> {
   const sql = db.sql();
-  const mine = "id = $2 AND account_id = $1 AND active AND ($3::text IS NULL OR mode = $3)";
+  // A fitting one is deleted too: the runner never fits it (its completion needs `deactivated_at` null).
+  const mine = `id = $2 AND account_id = $1 AND (active OR (status = 'fitting' AND deactivated_at IS NULL))
+    AND ($3::text IS NULL OR mode = $3)`;
   await sql.transaction([
     sql.query(
       `UPDATE accounts SET calibrations_generation = calibrations_generation + 1

@@ -62,7 +62,7 @@ describe("SDK calibration methods", () => {
     ]);
     const created = await client.createCalibration({ evaluation: EVALUATION, question: "refund" });
     expectTypeOf(created).toEqualTypeOf<Calibration>();
-    expect([created.metrics.before.ece15, created.metrics.after.ece15]).toEqual([0.12, 0.04]);
+    expect([created.metrics?.before.ece15, created.metrics?.after.ece15]).toEqual([0.12, 0.04]);
     const previewed = await client.previewCalibration({ evaluation: EVALUATION, question: "refund" });
     expectTypeOf(previewed).toEqualTypeOf<CalibrationPreview>();
     expectTypeOf(previewed.id).toEqualTypeOf<null>();

@@ -155,8 +155,8 @@ describe("the calibration types are the API's wire schemas", () => {
     expectTypeOf<Omit<Calibration, "question">>().toEqualTypeOf<
       Omit<z.infer<typeof SchemaCalibration>, "question">
     >();
-    expectTypeOf<Calibration["question"]["type"]>().toEqualTypeOf<
-      z.infer<typeof SchemaCalibration>["question"]["type"]
+    expectTypeOf<NonNullable<Calibration["question"]>["type"]>().toEqualTypeOf<
+      NonNullable<z.infer<typeof SchemaCalibration>["question"]>["type"]
     >();
   });
 

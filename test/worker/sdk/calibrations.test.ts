@@ -55,7 +55,7 @@ describe("@svc/sdk calibrations against the Worker", () => {
       active: true,
     });
     expect(made.map).toEqual(preview.map);
-    expect(made.metrics.after.nll).toBeLessThan(made.metrics.before.nll);
+    expect(made.metrics!.after.nll).toBeLessThan(made.metrics!.before.nll);
     expect((await test.listCalibrations({ limit: 1 })).data.map((c) => c.id)).toEqual([made.id]);
     expect(await test.getCalibration(made.id)).toEqual(made);
 

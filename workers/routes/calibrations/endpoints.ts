@@ -25,6 +25,7 @@ import { pageQuery } from "../../http/list-query";
 import { pathId } from "../../http/path-id";
 import { apiAndConsole, apisThenConsoles, type Endpoint } from "../define";
 import { jsonResponse, jsonText } from "../responses";
+import { kickInBackground } from "../runner-kick";
 import { CALIBRATION_CALLERS, CREATE_ERRORS, LIST_ERRORS, PREVIEW_ERRORS } from "./owners";
 
 /** The body of a fit: `idempotency-key` if sent (400), size (413), content type (400), strict JSON (400), fields (422). */
@@ -49,13 +50,23 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
       operationId: "createCalibration",
       summary: "Fit a calibration of one question on a done evaluation's labels, and apply it",
       request: fitBody,
-      responses: { 201: jsonResponse("The calibration, active.", Calibration) },
+      responses: {
+        201: jsonResponse("The calibration, fitted in the request: `active`.", Calibration),
+        202: jsonResponse(
+          "The calibration, `fitting`: the evaluation is above the in-request bound, so the account's runner fits it. Wait with `GET /v1/calibrations/{id}` (the `Location` header) until it is `active` or `failed`.",
+          Calibration,
+        ),
+      },
       errors: CREATE_ERRORS,
     },
     CALIBRATION_CALLERS,
     async function createCalibrationHandler(c, owner) {
-      const row = await createCalibration(c.var, owner, await readFitBody(c));
-      return jsonText(c, calibrationJson(row), 201);
+      const row = await createCalibration(c.var, owner, await readFitBody(c), {
+        kick: kickInBackground(c),
+      });
+      if (row.status !== "fitting") return jsonText(c, calibrationJson(row), 201);
+      c.header("location", `/v1/calibrations/${row.id}`);
+      return jsonText(c, calibrationJson(row), 202);
     },
   ),
   apiAndConsole(
@@ -108,7 +119,8 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
     },
     CALIBRATION_CALLERS,
     async function getCalibrationHandler(c, owner) {
-      return jsonText(c, calibrationJson(await getCalibration(c.var, owner, pathId(c))), 200);
+      const row = await getCalibration(c.var, owner, pathId(c), { kick: kickInBackground(c) });
+      return jsonText(c, calibrationJson(row), 200);
     },
   ),
   apiAndConsole(

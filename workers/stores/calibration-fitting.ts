@@ -1,0 +1,160 @@
+import { MAX_ACTIVE_CALIBRATIONS } from "../../schema/calibrations";
+import {
+  type CalibrationMode,
+  type CalibrationRow,
+  type FittedCalibration,
+  ROW_COLUMNS,
+  toRow,
+} from "./calibrations";
+import type { Database } from "./db";
+
+/** A calibration the runner fits (issue 49: fits above the in-request bound). */
+export interface FittingCalibration {
+  id: string;
+  accountId: string;
+  evaluationId: string;
+  questionId: string;
+  model: string;
+  mode: CalibrationMode;
+  /** The runner's tries so far, this one included. */
+  attempts: number;
+  createdAt: number;
+}
+
+/** Still fitting and not deleted: the rows the runner works on. */
+const FITTING = "status = 'fitting' AND deactivated_at IS NULL";
+
+/**
+ * Stores a calibration as `fitting` (inactive, its fitted fields null), unless one of the same (account,
+ * evaluation, question, mode) is already fitting: that one then, unchanged (two creates at once fit once).
+ */
+export async function insertFitting(
+  db: Database,
+  c: Pick<FittingCalibration, "id" | "accountId" | "evaluationId" | "questionId" | "model" | "mode">,
+): Promise<CalibrationRow> {
+  const sql = db.sql();
+  const key = [c.accountId, c.evaluationId, c.questionId, c.mode];
+  const [inserted] = (await sql.query(
+    `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, mode, model, status, active)
+     VALUES ($5, $1, $2, $3, $4, $6, 'fitting', false)
+     ON CONFLICT (account_id, evaluation_id, question_id, mode) WHERE ${FITTING} DO NOTHING
+     RETURNING ${ROW_COLUMNS}`,
+    [...key, c.id, c.model],
+  )) as Record<string, unknown>[];
+  if (inserted) return toRow(inserted);
+  const [running] = (await sql.query(
+    `SELECT ${ROW_COLUMNS} FROM calibrations
+      WHERE account_id = $1 AND evaluation_id = $2 AND question_id = $3 AND mode = $4 AND ${FITTING}`,
+    [...key],
+  )) as Record<string, unknown>[];
+  // Finished between the two statements: fit again under this id (the kept fit makes it instant).
+  return running ? toRow(running) : insertFitting(db, c);
+}
+
+/** The account's oldest fitting calibration, its tries counted up by this one; null when none is left. */
+export async function claimFitting(db: Database, accountId: string): Promise<FittingCalibration | null> {
+  const [r] = (await db.sql().query(
+    `UPDATE calibrations SET attempts = attempts + 1
+      WHERE id = (SELECT id FROM calibrations WHERE account_id = $1 AND ${FITTING} ORDER BY id LIMIT 1)
+      RETURNING id, account_id, evaluation_id, question_id, model, mode, attempts, created_at`,
+    [accountId],
+  )) as Record<string, unknown>[];
+  if (!r) return null;
+  return {
+    id: String(r.id),
+    accountId: String(r.account_id),
+    evaluationId: String(r.evaluation_id),
+    questionId: String(r.question_id),
+    model: String(r.model),
+    mode: r.mode === "test" ? "test" : "live",
+    attempts: Number(r.attempts),
+    createdAt: new Date(String(r.created_at)).getTime(),
+  };
+}
+
+/**
+ * Makes a fitting calibration the active one of its (version, fingerprint, mode) with the fit's fields, replacing
+ * the one there exactly as `insertCalibration` does (same account lock, same cap): `active`; `gone` when it was
+ * deleted (or already finished) meanwhile, nothing changed; `full` when the account has no room, nothing changed.
+ */
+export async function completeFitting(
+  db: Database,
+  c: FittedCalibration,
+): Promise<"active" | "gone" | "full"> {
+  const sql = db.sql();
+  const mine = `id = $4 AND account_id = $1 AND ${FITTING}`;
+  const room = `(SELECT count(*) FROM calibrations
+                  WHERE account_id = $1 AND active AND NOT (model = $2 AND fingerprint = $3 AND mode = $5)) < ${MAX_ACTIVE_CALIBRATIONS}`;
+  const params = [c.accountId, c.model, c.fingerprint, c.id, c.mode];
+  const results = await sql.transaction([
+    sql.query(
+      "UPDATE accounts SET calibrations_generation = calibrations_generation + 1 WHERE id = $1 RETURNING id",
+      [c.accountId],
+    ),
+    sql.query(
+      `UPDATE calibrations SET active = false, deactivated_at = now()
+        WHERE account_id = $1 AND model = $2 AND fingerprint = $3 AND mode = $5 AND active AND id <> $4
+          AND ${room} AND EXISTS (SELECT 1 FROM calibrations WHERE ${mine})`,
+      params,
+    ),
+    sql.query(
+      `UPDATE calibrations SET status = 'fitted', active = true, fingerprint = $3, question = $6, method = $7,
+              map = $8, n = $9, metrics = $10, features = $11, learned = $12
+        WHERE ${mine} AND ${room} RETURNING id`,
+      [
+        ...params,
+        c.question,
+        c.method,
+        JSON.stringify(c.map),
+        c.n,
+        c.metrics,
+        c.features ?? null,
+        c.learned ?? null,
+      ],
+    ),
+    sql.query(`SELECT 1 FROM calibrations WHERE id = $2 AND account_id = $1 AND ${FITTING}`, [
+      c.accountId,
+      c.id,
+    ]),
+  ]);
+  if ((results[2] as unknown[]).length > 0) return "active";
+  return (results[3] as unknown[]).length > 0 ? "full" : "gone";
+}
+
+/** Ends a fitting calibration as `failed` with `error` (JSON text); false when it was deleted meanwhile. */
+export async function failFitting(
+  db: Database,
+  accountId: string,
+  id: string,
+  error: string,
+): Promise<boolean> {
+  const rows = (await db.sql().query(
+    `UPDATE calibrations SET status = 'failed', error = $3, deactivated_at = now()
+      WHERE id = $2 AND account_id = $1 AND ${FITTING} RETURNING id`,
+    [accountId, id, error],
+  )) as unknown[];
+  return rows.length > 0;
+}
+
+/** Whether the account has a calibration still to fit (the runner's next run). */
+export async function hasFitting(db: Database, accountId: string): Promise<boolean> {
+  const rows = (await db
+    .sql()
+    .query(`SELECT 1 FROM calibrations WHERE account_id = $1 AND ${FITTING} LIMIT 1`, [
+      accountId,
+    ])) as unknown[];
+  return rows.length > 0;
+}
+
+/** Accounts with a calibration still to fit: the cron kicks their runners (a lost alarm loses no fit). */
+export async function accountsWithFitting(db: Database): Promise<string[]> {
+  const rows = (await db
+    .sql()
+    .query(`SELECT DISTINCT account_id FROM calibrations WHERE ${FITTING}`, [])) as Record<string, unknown>[];
+  return rows.map((r) => String(r.account_id));
+}
+
+/** Gives back a try that failed for a passing reason (a store outage), so only cut-short fits use up tries. */
+export async function giveBackAttempt(db: Database, id: string): Promise<void> {
+  await db.sql().query("UPDATE calibrations SET attempts = greatest(attempts - 1, 0) WHERE id = $1", [id]);
+}
