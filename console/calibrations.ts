@@ -63,10 +63,20 @@ export interface Calibration {
     /** Every method tried, with its cross-validated metrics on the same folds (absent on older calibrations). */
     methods?: Array<{ method: CalibrationMethod; l2?: number; metrics: CalibrationMetrics }>;
   };
+  /** `fitting` on the account's runner (a large evaluation), `active`, `inactive`, or `failed` (`error`). */
+  status: CalibrationStatus;
   active: boolean;
   created: number;
   deactivated: number | null;
+  error: { code: string; param?: string; message: string } | null;
 }
+
+export type CalibrationStatus = "fitting" | "active" | "inactive" | "failed";
+
+/** A calibration as the list reads it: its fitted fields null while `fitting` and when `failed`. */
+export type ListedCalibration = Omit<Calibration, "question" | "method" | "map" | "n" | "metrics"> & {
+  [K in "question" | "method" | "map" | "n" | "metrics"]: Calibration[K] | null;
+};
 
 /** A failed calibration call in words: what it means, then the API's own sentence. */
 export function calibrationErrorText(e: unknown): string {

@@ -1,6 +1,6 @@
 import { ApiError, api, errorText } from "../api";
 import { METHOD_TEXT, questionSummary } from "../calibration-words";
-import { CALIBRATIONS, type Calibration } from "../calibrations";
+import { CALIBRATIONS, type ListedCalibration } from "../calibrations";
 import { confirmDialog } from "../confirm";
 import { h, notice } from "../dom";
 import { when } from "../format";
@@ -45,11 +45,29 @@ function aliasMoved(model: string, now: Map<string, string>): { alias: string; n
   return target && target !== model ? { alias, now: target } : null;
 }
 
-async function allCalibrations(): Promise<Calibration[]> {
-  const all: Calibration[] = [];
+/** The Status cell: active, fitting on the runner, failed with its reason, or inactive since when. */
+function statusBadge(c: ListedCalibration): HTMLElement {
+  if (c.status === "active") return h("span", { class: "badge test" }, "active");
+  if (c.status === "fitting")
+    return h(
+      "span",
+      { class: "badge", title: "Fitting on your account's runner: reload to see it" },
+      "fitting…",
+    );
+  if (c.status === "failed")
+    return h(
+      "span",
+      { class: "badge", title: c.error?.message ?? null },
+      `failed: ${c.error?.code ?? "error"}`,
+    );
+  return h("span", { class: "badge" }, `inactive since ${when(c.deactivated)}`);
+}
+
+async function allCalibrations(): Promise<ListedCalibration[]> {
+  const all: ListedCalibration[] = [];
   for (;;) {
     const after = all.at(-1)?.id;
-    const page = await api<{ data: Calibration[]; has_more: boolean }>(
+    const page = await api<{ data: ListedCalibration[]; has_more: boolean }>(
       "GET",
       `${CALIBRATIONS}?limit=100${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`,
     );
@@ -83,7 +101,7 @@ async function sourceRun(id: string): Promise<Evaluation | null> {
 
 /** The notice of an active calibration whose alias moved on, with the re-run of its items on the alias. */
 function movedNotice(
-  c: Calibration,
+  c: ListedCalibration,
   moved: { alias: string; now: string },
   run: Evaluation | null,
 ): HTMLElement {
@@ -140,7 +158,7 @@ export async function calibrationsPage(main: HTMLElement): Promise<void> {
     confirmId: "confirm-remove",
   });
 
-  async function remove(c: Calibration): Promise<void> {
+  async function remove(c: ListedCalibration): Promise<void> {
     const text = `Decides of ${c.question_id} on ${c.model} answer with the version's own map again, within a second. To get it back, calibrate again.`;
     if (!(await dialog.ask(text))) return;
     try {
@@ -214,27 +232,20 @@ export async function calibrationsPage(main: HTMLElement): Promise<void> {
                 { "data-calibration-id": c.id, class: c.active ? null : "revoked" },
                 h(
                   "td",
-                  { title: c.question.instructions },
+                  { title: c.question?.instructions ?? null },
                   h("code", {}, c.question_id),
-                  " ",
-                  questionSummary(c.question),
+                  c.question ? ` ${questionSummary(c.question)}` : null,
                 ),
                 h("td", {}, c.model),
-                h("td", { class: "method", "data-method": c.method }, METHOD_TEXT[c.method]),
-                h("td", { class: "num" }, String(c.n)),
+                h("td", { class: "method", "data-method": c.method }, c.method ? METHOD_TEXT[c.method] : "—"),
+                h("td", { class: "num" }, c.n === null ? "—" : String(c.n)),
                 h(
                   "td",
                   { class: "num ece" },
-                  `${fixed(c.metrics.before.ece15)} → ${fixed(c.metrics.after.ece15)}`,
+                  c.metrics ? `${fixed(c.metrics.before.ece15)} → ${fixed(c.metrics.after.ece15)}` : "—",
                 ),
                 h("td", {}, when(c.created)),
-                h(
-                  "td",
-                  { class: "status" },
-                  c.active
-                    ? h("span", { class: "badge test" }, "active")
-                    : h("span", { class: "badge" }, `inactive since ${when(c.deactivated)}`),
-                ),
+                h("td", { class: "status" }, statusBadge(c)),
                 h("td", {}, button),
               );
               const m = moved[i];

@@ -189,11 +189,15 @@ export function calibrateControl(evaluation: string, qid: string): HTMLElement {
   async function apply(status: HTMLElement): Promise<boolean> {
     try {
       const c = await api<Calibration>("POST", CALIBRATIONS, { body });
+      const said =
+        c.status === "fitting"
+          ? `Fitting ${c.id} on your account's runner (a large run): decides of ${qid} on ${c.model} answer with it once it is active. `
+          : `Applied as ${c.id}: decides of ${qid} on ${c.model} answer with it now. `;
       status.replaceChildren(
         h(
           "p",
           { class: "notice success", role: "status" },
-          `Applied as ${c.id}: decides of ${qid} on ${c.model} answer with it now. `,
+          said,
           h("a", { href: "/console/calibrations" }, "See your calibrations"),
         ),
       );

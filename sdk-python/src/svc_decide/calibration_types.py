@@ -91,25 +91,46 @@ class CalibrationMap(TypedDict):
     bias: List[float]
 
 
+#: Where a calibration is: ``fitting`` on the account's runner (a create above the in-request bound answers 202;
+#: wait with ``get_calibration``), ``active``, ``inactive`` (replaced or deleted), ``failed`` (see ``error``).
+CalibrationStatus = Literal["fitting", "active", "inactive", "failed"]
+
+
+class _CalibrationErrorRequired(TypedDict):
+    code: str
+    message: str
+
+
+class CalibrationError(_CalibrationErrorRequired, total=False):
+    """A failed calibration's error: the one a synchronous create would have answered."""
+
+    param: str
+
+
 class _CalibrationFields(TypedDict):
     #: The exact version it applies to: not followed when the alias moves.
     model: str
     evaluation: str
     question_id: str
     #: The question as written, without ``min_confidence``: decides asking exactly this use the map.
-    question: Question
-    method: CalibrationMethod
+    #: None while ``fitting`` and when ``failed``, as are ``method``, ``map``, ``n`` and ``metrics``.
+    question: Optional[Question]
+    method: Optional[CalibrationMethod]
     #: ``state_words``: what it read of the state; None for a map.
     features: Optional[CalibrationFeatures]
-    map: CalibrationMap
+    map: Optional[CalibrationMap]
     #: Labelled items the map was fitted on.
-    n: int
-    metrics: CalibrationFolds
+    n: Optional[int]
+    metrics: Optional[CalibrationFolds]
     #: The mode of its creator: ``test`` answers only test decides; ``live`` live ones (and test ones without a test one).
     mode: Literal["live", "test"]
+    status: CalibrationStatus
     active: bool
     created: int
+    #: When it was replaced or deleted, or when it failed.
     deactivated: Optional[int]
+    #: ``failed``: the error a synchronous create would have answered (e.g. ``calibration_no_gain``).
+    error: Optional[CalibrationError]
 
 
 class Calibration(_CalibrationFields):
