@@ -21,6 +21,23 @@ export function methodReason(method: keyof typeof METHOD_TEXT, triedWords: boole
   return `Chosen: ${METHOD_TEXT[method]}, the map with the lowest held-out NLL (ties go to the simpler). ${rule}`;
 }
 
+/**
+ * The Calibrations list's Status cell (issue 49): `active`; `fitting…` on the account's runner; `failed: <lead or
+ * code>` (the error a synchronous create would have answered); `inactive since <when>` (`since` is `when()`'s).
+ */
+export function statusText(
+  c: { status: "fitting" | "active" | "inactive" | "failed"; error: { code: string } | null },
+  since: string,
+): string {
+  if (c.status === "active") return "active";
+  if (c.status === "fitting") return "fitting…";
+  if (c.status === "failed") {
+    const code = c.error?.code ?? "internal_error";
+    return `failed: ${CALIBRATION_LEADS[code] ?? code}`;
+  }
+  return `inactive since ${since}`;
+}
+
 /** What a refused fit means, said before the API's own sentence. */
 export const CALIBRATION_LEADS: Readonly<Record<string, string>> = {
   too_few_labels: "Not enough labels to calibrate this question.",

@@ -1,5 +1,5 @@
 import { ApiError, api, errorText } from "../api";
-import { METHOD_TEXT, questionSummary } from "../calibration-words";
+import { METHOD_TEXT, questionSummary, statusText } from "../calibration-words";
 import { CALIBRATIONS, type ListedCalibration } from "../calibrations";
 import { confirmDialog } from "../confirm";
 import { h, notice } from "../dom";
@@ -45,22 +45,11 @@ function aliasMoved(model: string, now: Map<string, string>): { alias: string; n
   return target && target !== model ? { alias, now: target } : null;
 }
 
-/** The Status cell: active, fitting on the runner, failed with its reason, or inactive since when. */
+/** The Status cell: active, fitting on the runner, failed with its reason (the API's sentence on hover), or inactive. */
 function statusBadge(c: ListedCalibration): HTMLElement {
-  if (c.status === "active") return h("span", { class: "badge test" }, "active");
-  if (c.status === "fitting")
-    return h(
-      "span",
-      { class: "badge", title: "Fitting on your account's runner: reload to see it" },
-      "fitting…",
-    );
-  if (c.status === "failed")
-    return h(
-      "span",
-      { class: "badge", title: c.error?.message ?? null },
-      `failed: ${c.error?.code ?? "error"}`,
-    );
-  return h("span", { class: "badge" }, `inactive since ${when(c.deactivated)}`);
+  const text = statusText(c, when(c.deactivated));
+  if (c.status === "active") return h("span", { class: "badge test" }, text);
+  return h("span", { class: "badge", title: c.error?.message ?? null }, text);
 }
 
 async function allCalibrations(): Promise<ListedCalibration[]> {

@@ -4,6 +4,7 @@ import {
   METHOD_TEXT,
   methodReason,
   questionSummary,
+  statusText,
 } from "../../../console/calibration-words";
 import { ERRORS } from "../../../schema/errors";
 
@@ -31,5 +32,19 @@ describe("the console's words for calibrations", () => {
       /^Chosen: temperature and bias, the map with the lowest held-out NLL.*one paired standard error\.$/,
     );
     expect(methodReason("temperature", false)).toContain("The state's words were not tried");
+  });
+
+  it("issue 49: the Calibrations list shows a fitting one as fitting, a failed one with why, the rest as before", () => {
+    expect(statusText({ status: "active", error: null }, "x")).toBe("active");
+    expect(statusText({ status: "fitting", error: null }, "x")).toBe("fitting…");
+    expect(statusText({ status: "failed", error: { code: "calibration_no_gain" } }, "x")).toBe(
+      `failed: ${CALIBRATION_LEADS.calibration_no_gain}`,
+    );
+    expect(statusText({ status: "failed", error: { code: "internal_error" } }, "x")).toBe(
+      "failed: internal_error",
+    );
+    expect(statusText({ status: "inactive", error: null }, "2026-11-28 20:00 UTC")).toBe(
+      "inactive since 2026-11-28 20:00 UTC",
+    );
   });
 });
