@@ -1,7 +1,7 @@
 // What createCalibration's fit costs with the state-reading candidate (issue 49) by evaluation size: the bound
 // between a fit in the request and one on the account's runner (docs/decisions.md, "Large fits in the
 // background"). Checks on synthetic tickets (bench/support/state-words-calibration.ts), the version near chance.
-//   npx tsx bench/calibration-fit-sizes.ts [words per state, default 150]
+//   npx tsx bench/calibration-fit-sizes.ts [words per state, default 150] [outcomes, default 2: a check; k > 2: a pick]
 
 import type { ValidatedQuestion } from "../schema/decide";
 import { wordCounts } from "../schema/learned/features";
@@ -12,20 +12,34 @@ import { calibrationEvidence } from "../workers/calibrations/metrics";
 import { syntheticTicket } from "./support/state-words-calibration";
 
 const words = Number(process.argv[2] ?? 150);
-const question: ValidatedQuestion = { id: "q", type: "check", instructions: "?", criteria: null };
+const k = Number(process.argv[3] ?? 2);
+const type = k === 2 ? "check" : "pick";
+const question: ValidatedQuestion =
+  k === 2
+    ? { id: "q", type: "check", instructions: "?", criteria: null }
+    : {
+        id: "q",
+        type: "pick",
+        instructions: "?",
+        criteria: null,
+        options: Array.from({ length: k }, (_, i) => ({ label: `o${i}`, description: null })),
+      };
 
-console.log(`| items | words per state | method chosen | fit + evidence (ms) |`);
+console.log(`| ${type} (${k} outcomes) items | words per state | method chosen | fit + evidence (ms) |`);
 console.log("| ---: | ---: | --- | ---: |");
 for (const n of [100, 300, 1000]) {
   const items: Labelled[] = Array.from({ length: n }, (_, i) => {
-    const yes = i % 2 === 0;
+    const y = i % k;
+    const yes = y === 0;
     const p = yes ? 0.55 - (i % 7) * 0.02 : 0.5 - (i % 5) * 0.02;
+    const dist =
+      k === 2 ? [p, 1 - p] : Array.from({ length: k }, (_, j) => (j === 0 ? p : (1 - p) / (k - 1)));
     const state = { kind: "object", entries: [["ticket", syntheticTicket(i + 1, words, yes)]] } as const;
     // biome-ignore lint/suspicious/noExplicitAny: the bench's state literal is the wire shape renderState reads
-    return { p: [p, 1 - p], y: yes ? 0 : 1, words: wordCounts(renderState(state as any)) };
+    return { p: dist, y, words: wordCounts(renderState(state as any)) };
   });
   const t0 = performance.now();
-  const fit = chooseFit("check", 2, items, { readState: true });
+  const fit = chooseFit(type, k, items, { readState: true });
   calibrationEvidence(question, fit, items);
   const t1 = performance.now();
   console.log(`| ${n} | ${words} | ${fit.method} | ${(t1 - t0).toFixed(0)} |`);

@@ -82,3 +82,19 @@ export async function questionLabels(
   if (!first) throw invalidQuestion(`No item of the evaluation has a question \`${questionId}\`.`);
   return { ...first, items };
 }
+
+/**
+ * The weight rows a fit of `questionId` solves for (a check 1, a pick or rate one per option or level), read from
+ * the evaluation's first item (one row): what the in-request bound scales by. Null when that item does not ask it.
+ */
+export async function questionRows(
+  db: Database,
+  evaluationId: string,
+  questionId: string,
+): Promise<number | null> {
+  const [row] = await listItems(db, evaluationId, 0, 1);
+  if (!row) return null;
+  const q = validateDecideRequest(readJsonText(row.request)).questions.find((x) => x.id === questionId);
+  if (!q) return null;
+  return q.type === "check" ? 1 : q.type === "pick" ? q.options.length : q.levels.length;
+}

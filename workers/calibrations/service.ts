@@ -18,6 +18,7 @@ import {
 } from "../stores/calibrations";
 import { type EvaluationRow, findEvaluation } from "../stores/evaluations";
 import { fitQuestion } from "./fit-question";
+import { questionRows } from "./labels";
 import { FITTER, fitOnce } from "./reuse";
 
 /** What the calibration operations use: the database, the decide path's calibration cache, the rate limiter. */
@@ -90,16 +91,30 @@ async function fitLabels(
 }
 
 /**
- * Largest evaluation (items) fitted in the request (issue 49; measured in docs/decisions.md, "Large fits in the
- * background"): a fit reads the states' words, so its time grows with items and with their tokens.
+ * Largest evaluation (items × the question's weight rows) fitted in the request (issue 49; measured in
+ * docs/decisions.md, "Large fits in the background"): a fit reads the states' words, so its time grows with the
+ * items, their tokens and the rows it solves for (a check 1, a pick or rate one per option or level).
  */
 export const IN_REQUEST_ITEMS = 200;
-/** …and largest evaluation (its items' input tokens) fitted in the request. */
+/** …and largest evaluation (its items' input tokens × the question's weight rows) fitted in the request. */
 export const IN_REQUEST_TOKENS = 60_000;
 
-/** Whether a fit of `e` is above the in-request bound (a kept fit never is: it is read, not fitted). */
-export function fitsInBackground(e: Pick<EvaluationRow, "total" | "inputTokens">): boolean {
-  return e.total > IN_REQUEST_ITEMS || e.inputTokens > IN_REQUEST_TOKENS;
+/**
+ * Whether a fit of `e` for a question of `rows` weight rows is above the in-request bound (a kept fit never is:
+ * it is read, not fitted).
+ */
+export function fitsInBackground(e: Pick<EvaluationRow, "total" | "inputTokens">, rows = 1): boolean {
+  return e.total * rows > IN_REQUEST_ITEMS || e.inputTokens * rows > IN_REQUEST_TOKENS;
+}
+
+/** `fitsInBackground` for the question (its rows read from the first item only when a check's bound holds). */
+async function aboveBound(
+  deps: CalibrationDeps,
+  e: EvaluationRow,
+  input: CalibrationInput,
+): Promise<boolean> {
+  if (fitsInBackground(e)) return true;
+  return fitsInBackground(e, (await questionRows(deps.db, input.evaluationId, input.questionId)) ?? 1);
 }
 
 /** A calibration still `fitting` this long after its create is kicked again by a read. */
@@ -131,7 +146,7 @@ export async function createCalibration(
   const { evaluation } = admitted;
   if (
     options.kick &&
-    fitsInBackground(evaluation) &&
+    (await aboveBound(deps, evaluation, input)) &&
     (await readFit(deps.db, fitKey(owner, input))) === null
   ) {
     const row = await insertFitting(deps.db, {

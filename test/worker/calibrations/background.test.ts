@@ -58,6 +58,18 @@ describe("issue 49: a stated bound for an in-request fit", () => {
     expect(fitsInBackground({ total: IN_REQUEST_ITEMS, inputTokens: IN_REQUEST_TOKENS })).toBe(false);
     expect(fitsInBackground({ total: IN_REQUEST_ITEMS + 1, inputTokens: 0 })).toBe(true);
     expect(fitsInBackground({ total: 10, inputTokens: IN_REQUEST_TOKENS + 1 })).toBe(true);
+    // A pick or rate solves one weight row per option or level: the bound is on items × rows.
+    expect(fitsInBackground({ total: 50, inputTokens: 0 }, 4)).toBe(false);
+    expect(fitsInBackground({ total: 51, inputTokens: 0 }, 4)).toBe(true);
+  });
+
+  it("a pick's bound counts its options: 80 items of a 3-option pick (240 rows of items) answer 202 `fitting`", async () => {
+    const { secret, accountId } = await account();
+    const pick = { type: "pick", instructions: "Which?", options: { a: null, b: null, c: null } };
+    const evaluation = await insertDoneEvaluation(q, accountId, underConfidentChecks(80), { question: pick });
+    const made = await create(secret, evaluation);
+    expect(made.status).toBe(202);
+    expect(made.body.status).toBe("fitting");
   });
 
   it("below the bound the create is unchanged: 201, `active`, fitted in the request", async () => {
