@@ -11,7 +11,7 @@ import { buildServices } from "../../../workers/services";
 import { activeCalibrations } from "../../../workers/stores/calibrations";
 import { quietCall } from "../../support/batch-runner";
 import { insertDoneEvaluation, underConfidentChecks } from "../../support/calibrations";
-import { consoleCall } from "../../support/console";
+import { consoleCall, signIn } from "../../support/console";
 import { sqlQuery } from "../../support/seed";
 import { seed } from "../../support/worker-http";
 
@@ -155,6 +155,23 @@ describe("issue 49: above the bound the fit runs in the background and the creat
     expect(await read(secret, c.body.id)).toMatchObject({ status: "active", active: true });
   });
 
+  it("the console's twin answers the same: 202 `fitting`, its Location under /v1/console/calibrations", async () => {
+    const s = await signIn();
+    const evaluation = await insertDoneEvaluation(q, s.accountId, underConfidentChecks(LARGE, 4));
+    const res = await quietCall("POST", "/v1/console/calibrations", {
+      cookie: s.cookie,
+      csrf: s.csrf,
+      body: { evaluation, question: "refund" },
+    });
+    expect(res.status).toBe(202);
+    const made = (await res.json()) as Wire;
+    expect(made).toMatchObject({ status: "fitting", active: false });
+    expect(res.headers.get("location")).toBe(`/v1/console/calibrations/${made.id}`);
+    await runCalibrationSlice(deps(), s.accountId);
+    const got = await quietCall("GET", `/v1/console/calibrations/${made.id}`, { cookie: s.cookie });
+    expect(((await got.json()) as Wire).status).toBe("active");
+  });
+
   it("a fitting calibration deleted before its fit finishes is never applied", async () => {
     const { secret, accountId } = await account();
     const evaluation = await insertDoneEvaluation(q, accountId, underConfidentChecks(LARGE));
@@ -190,6 +207,7 @@ describe("issue 49: above the bound the fit runs in the background and the creat
     });
     expect(res.status).toBe(202);
     const { id } = (await res.json()) as Wire;
+    expect(res.headers.get("location")).toBe(`/v1/calibrations/${id}`);
     let now: Wire | null = null;
     for (let i = 0; i < 100; i++) {
       const r = await consoleCall("GET", `/v1/calibrations/${id}`, { bearer: secret });

@@ -65,7 +65,8 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
         kick: kickInBackground(c),
       });
       if (row.status !== "fitting") return jsonText(c, calibrationJson(row), 201);
-      c.header("location", `/v1/calibrations/${row.id}`);
+      // The create's own path: /v1/calibrations/{id}, or the console twin's /v1/console/calibrations/{id}.
+      c.header("location", `${c.req.path.replace(/\/$/, "")}/${row.id}`);
       return jsonText(c, calibrationJson(row), 202);
     },
   ),
