@@ -68,3 +68,7 @@ CREATE TABLE IF NOT EXISTS question_drift_versions (
 
 -- Account events that are not a batch's (question.drifted) carry their payload from the start.
 ALTER TABLE webhook_deliveries ALTER COLUMN batch_id DROP NOT NULL;
+
+-- A batch line's answers as counts, kept until its usage event is written (then they are in the aggregates):
+-- batch lines are decides too.
+ALTER TABLE batch_lines ADD COLUMN IF NOT EXISTS questions jsonb;

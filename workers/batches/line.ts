@@ -14,6 +14,7 @@ import { ApiError } from "../errors";
 import type { Ledger } from "../ledger/stub";
 import type { MetricsDataset } from "../observability/metrics";
 import { logRequestLine } from "../observability/request-line";
+import { questionTallies } from "../questions/tally";
 import { addLineFault, claimLine, clearOwed, commitLine, type LineOutcome } from "../stores/batch-lines";
 import type { BatchRow } from "../stores/batch-rows";
 import type { Database } from "../stores/db";
@@ -206,6 +207,7 @@ async function runAdmitted(
       chargeMicroCents: charge.usage.charge_micro_cents,
       unitPrice: charge.usage.unit_price_micro_cents,
       tier: charge.usage.tier,
+      questions: questionTallies(request, answers),
     };
   } catch (error) {
     await charge.refund();

@@ -11,8 +11,10 @@ import {
   QuestionSeries,
   questionResourceId,
 } from "../../../schema/questions";
+import { lineUsageEvent } from "../../../workers/batches/runner";
 import type { Env } from "../../../workers/env";
 import { TEST_CLOCK_HEADER } from "../../../workers/questions/clock";
+import type { BatchRow } from "../../../workers/stores/batch-rows";
 import type { QuestionTally } from "../../../workers/stores/question-tallies";
 import { recordUsageEvents } from "../../../workers/stores/usage";
 import { consoleCall, signIn } from "../../support/console";
@@ -108,6 +110,32 @@ describe("the bucket writer: 'only question definitions and aggregates are kept 
       [accountId, pickId, new Date(T0 + 5 * DAY).toISOString()],
     );
     expect(rows).toEqual([{ answers: "1" }]);
+  });
+});
+
+describe("batch lines make decides too", () => {
+  it("a finished line's answers ride on its usage event (client '(batch)') into the same aggregates", async () => {
+    const b = { accountId, keyId: "key_B", mode: "live" } as BatchRow;
+    const line = {
+      line: 0,
+      attempt: "req_01JD00000000000000000BATCH",
+      status: 200,
+      model: "svc-1.5.1",
+      inputTokens: 10,
+      stateTokens: 9,
+      questionTokens: 1,
+      chargeMicroCents: 50,
+      unitPrice: 5,
+      tier: "t1",
+      finishedAt: T0 + 9 * DAY,
+      questions: [pick(1)],
+    };
+    await recordUsageEvents(env, [lineUsageEvent(b, line)]);
+    const rows = await sqlQuery(env)(
+      "SELECT answers, mix FROM question_hourly WHERE account_id = $1 AND question_id = $2 AND hour = $3",
+      [accountId, pickId, new Date(T0 + 9 * DAY).toISOString()],
+    );
+    expect(rows).toEqual([{ answers: "1", mix: ["0", "1"] }]);
   });
 });
 
