@@ -63,6 +63,10 @@ CREATE TABLE IF NOT EXISTS question_drift_versions (
   above               boolean NOT NULL,
   value               double precision,
   evaluated_at        timestamptz NOT NULL,
+  -- The reference read from the active calibration's evaluation (its answers with the calibration applied), kept
+  -- per calibration id so the evaluation is read once.
+  reference_calibration text,
+  reference_counts    bigint[],
   PRIMARY KEY (account_id, mode, question_id, model)
 );
 

@@ -122,10 +122,19 @@ export const QuestionDrift = z
       .nullable()
       .openapi({ description: "Null until both windows have answers." }),
     threshold: z.number().min(0).max(1),
-    reference: window.extend({
-      source: z.enum(["first_week", "reset"]),
-      complete: z.boolean().openapi({ description: "False while the reference week is still running." }),
-    }),
+    reference: z
+      .object({
+        start: at.nullable(),
+        end: at.nullable(),
+        count: z.number().int().min(0),
+        source: z.enum(["first_week", "reset", "calibration"]).openapi({
+          description:
+            "`calibration`: the active calibration's evaluation on this version (no window of time); `first_week`: the first seven UTC days the version was asked; `reset`: the seven days from a reset.",
+        }),
+        calibration: z.string().regex(CALIBRATION_ID_PATTERN).nullable(),
+        complete: z.boolean().openapi({ description: "False while the reference week is still running." }),
+      })
+      .openapi({ description: "What the last 7 days are compared with." }),
     current: window,
     drifted: z.boolean(),
   })

@@ -73,7 +73,15 @@ export interface QuestionDrift {
   statistic: "jensen_shannon_distance";
   value: number | null;
   threshold: number;
-  reference: DriftWindow & { source: "first_week" | "reset"; complete: boolean };
+  /** `calibration`: the active calibration's evaluation (start and end null); else a week of answers. */
+  reference: {
+    start: string | null;
+    end: string | null;
+    count: number;
+    source: "first_week" | "reset" | "calibration";
+    calibration: string | null;
+    complete: boolean;
+  };
   current: DriftWindow;
   drifted: boolean;
 }

@@ -5,6 +5,7 @@ import { driftSettings, recordDriftEvaluation } from "../stores/question-drift";
 import { type QuestionHour, type QuestionRow, questionHours, versionsFirstAsked } from "../stores/questions";
 import { addCounts, jensenShannonDistance } from "./drift-statistic";
 import { isoSeconds } from "./json";
+import { calibrationReference } from "./reference";
 
 const DAY_MS = 86_400_000;
 /** Both windows are a week. */
@@ -22,6 +23,15 @@ interface Window {
   count: number;
 }
 
+/** The reference: a week of answers, or the calibration's evaluation (no window of time: null start and end). */
+type Reference = Omit<Window, "start" | "end"> & {
+  start: string | null;
+  end: string | null;
+  source: "first_week" | "reset" | "calibration";
+  calibration: string | null;
+  complete: boolean;
+};
+
 /** A question's drift on one version (schema/questions.ts, QuestionDrift). */
 export interface DriftReport {
   object: "question_drift";
@@ -30,7 +40,7 @@ export interface DriftReport {
   statistic: typeof DRIFT_STATISTIC;
   value: number | null;
   threshold: number;
-  reference: Window & { source: "first_week" | "reset"; complete: boolean };
+  reference: Reference;
   current: Window;
   drifted: boolean;
 }
@@ -53,14 +63,15 @@ function distribution(
 
 /**
  * The question's drift at `nowMs`, per exact version (a version change is never drift: each version is compared
- * with its own reference): the last 7 days against the reference week, the first seven UTC days from the day the
- * version was first asked (after a reset, first asked since it). A value needs the reference week over and at least
+ * with its own reference): the last 7 days against the reference: the active calibration's evaluation on that
+ * version when there is one (`reference.ts`), else the first seven UTC days from the day the version was first
+ * asked; after a reset, the first seven days from the reset, calibration or not. A value needs the reference week over and at least
  * MIN_DRIFT_ANSWERS answers in each window. With `record`, each version's value is stored and a crossing of the
  * threshold queues one `question.drifted` event. Answers the report of the version with most answers this week.
  */
 export async function evaluateDrift(
   deps: DriftDeps,
-  q: Pick<QuestionRow, "id" | "mode" | "type"> & { accountId: string },
+  q: Pick<QuestionRow, "id" | "mode" | "type" | "fingerprint"> & { accountId: string },
   nowMs: number,
   record: boolean,
 ): Promise<DriftReport> {
@@ -75,25 +86,49 @@ export async function evaluateDrift(
   ]);
   const reports: DriftReport[] = [];
   for (const [model, first] of firsts) {
-    const refStart = Math.max(dayOf(first), dayOf(since));
-    const refEnd = refStart + DRIFT_WINDOW_MS;
-    const complete = nowMs >= refEnd;
-    const refHours = await questionHours(
-      deps.db,
-      q.accountId,
-      q.mode,
-      q.id,
-      refStart,
-      Math.min(refEnd, nowMs),
-    );
-    const ref = distribution(
-      q.type,
-      refHours.filter((h) => h.model === model),
-    );
     const cur = distribution(
       q.type,
       recent.filter((h) => h.model === model),
     );
+    const fromCalibration =
+      settings.referenceSince === null ? await calibrationReference(deps.db, q, model, nowMs) : null;
+    let ref: { counts: number[]; n: number };
+    let reference: Reference;
+    if (fromCalibration) {
+      ref = fromCalibration;
+      reference = {
+        start: null,
+        end: null,
+        count: ref.n,
+        source: "calibration",
+        calibration: fromCalibration.calibration,
+        complete: true,
+      };
+    } else {
+      const refStart = Math.max(dayOf(first), dayOf(since));
+      const refEnd = refStart + DRIFT_WINDOW_MS;
+      const refHours = await questionHours(
+        deps.db,
+        q.accountId,
+        q.mode,
+        q.id,
+        refStart,
+        Math.min(refEnd, nowMs),
+      );
+      ref = distribution(
+        q.type,
+        refHours.filter((h) => h.model === model),
+      );
+      reference = {
+        start: isoSeconds(refStart),
+        end: isoSeconds(refEnd),
+        count: ref.n,
+        source,
+        calibration: null,
+        complete: nowMs >= refEnd,
+      };
+    }
+    const complete = reference.complete;
     const enough = complete && ref.n >= MIN_DRIFT_ANSWERS && cur.n >= MIN_DRIFT_ANSWERS;
     const raw = enough ? jensenShannonDistance(ref.counts, cur.counts) : null;
     const value = raw === null ? null : Math.round(raw * 1e6) / 1e6;
@@ -104,7 +139,7 @@ export async function evaluateDrift(
       statistic: DRIFT_STATISTIC,
       value,
       threshold,
-      reference: { start: isoSeconds(refStart), end: isoSeconds(refEnd), count: ref.n, source, complete },
+      reference,
       current: { start: isoSeconds(currentStart), end: isoSeconds(nowMs), count: cur.n },
       drifted: value !== null && value > threshold,
     };
@@ -134,6 +169,7 @@ function emptyReport(
       end: isoSeconds(nowMs + DRIFT_WINDOW_MS),
       count: 0,
       source,
+      calibration: null,
       complete: false,
     },
     current: { start: isoSeconds(currentStart), end: isoSeconds(nowMs), count: 0 },

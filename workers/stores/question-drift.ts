@@ -109,3 +109,39 @@ export async function recordDriftEvaluation(
   ]);
   return false;
 }
+
+/** The reference a version last read from a calibration's evaluation (null: none kept). */
+export async function storedReference(
+  db: Database,
+  key: { accountId: string; mode: Mode; id: string; model: string },
+): Promise<{ calibration: string; counts: number[] } | null> {
+  const r = asRows(
+    await db.sql().query(
+      `SELECT reference_calibration, reference_counts FROM question_drift_versions
+        WHERE account_id = $1 AND mode = $2 AND question_id = $3 AND model = $4 AND reference_calibration IS NOT NULL`,
+      [key.accountId, key.mode, key.id, key.model],
+    ),
+  );
+  const x = r[0];
+  if (!x) return null;
+  const counts = Array.isArray(x.reference_counts) ? x.reference_counts.map(Number) : [];
+  return { calibration: String(x.reference_calibration), counts };
+}
+
+/** Keeps the reference read from `calibration`'s evaluation for the version (read once per calibration). */
+export async function storeReference(
+  db: Database,
+  key: { accountId: string; mode: Mode; id: string; model: string },
+  calibration: string,
+  counts: readonly number[],
+  at: number,
+): Promise<void> {
+  await db.sql().query(
+    `INSERT INTO question_drift_versions (account_id, mode, question_id, model, above, evaluated_at,
+                                          reference_calibration, reference_counts)
+     VALUES ($1, $2, $3, $4, false, $5, $6, $7::bigint[])
+     ON CONFLICT (account_id, mode, question_id, model) DO UPDATE
+        SET reference_calibration = EXCLUDED.reference_calibration, reference_counts = EXCLUDED.reference_counts`,
+    [key.accountId, key.mode, key.id, key.model, isoTime(at), calibration, counts],
+  );
+}

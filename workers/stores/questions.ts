@@ -1,3 +1,4 @@
+import type { CalibrationMap } from "../../schema/calibration-map";
 import { asRows, type Database, isoTime } from "./db";
 
 /** A question of the account (one mode's), with what the list shows of it. */
@@ -150,12 +151,20 @@ export async function recentlyAskedQuestions(
   db: Database,
   sinceMs: number,
   limit: number,
-): Promise<Array<{ accountId: string; mode: "live" | "test"; id: string; type: QuestionRow["type"] }>> {
+): Promise<
+  Array<{
+    accountId: string;
+    mode: "live" | "test";
+    id: string;
+    type: QuestionRow["type"];
+    fingerprint: string;
+  }>
+> {
   const r = asRows(
     await db
       .sql()
       .query(
-        "SELECT account_id, mode, id, type FROM questions WHERE last_asked >= $1 ORDER BY last_asked DESC LIMIT $2",
+        "SELECT account_id, mode, id, type, fingerprint FROM questions WHERE last_asked >= $1 ORDER BY last_asked DESC LIMIT $2",
         [isoTime(sinceMs), limit],
       ),
   );
@@ -164,5 +173,41 @@ export async function recentlyAskedQuestions(
     mode: x.mode === "test" ? "test" : "live",
     id: String(x.id),
     type: String(x.type) as QuestionRow["type"],
+    fingerprint: String(x.fingerprint),
   }));
+}
+
+/** The account's active calibration of a question (by fingerprint) on one exact version, in one mode. */
+export interface QuestionCalibration {
+  id: string;
+  evaluationId: string;
+  /** The question's id in the evaluation's items. */
+  questionId: string;
+  map: CalibrationMap;
+  learned: boolean;
+}
+
+export async function activeCalibrationFor(
+  db: Database,
+  accountId: string,
+  mode: "live" | "test",
+  fingerprint: string,
+  model: string,
+): Promise<QuestionCalibration | null> {
+  const r = asRows(
+    await db.sql().query(
+      `SELECT id, evaluation_id, question_id, map, learned IS NOT NULL AS learned FROM calibrations
+        WHERE account_id = $1 AND mode = $2 AND fingerprint = $3 AND model = $4 AND active`,
+      [accountId, mode, fingerprint, model],
+    ),
+  );
+  const x = r[0];
+  if (!x) return null;
+  return {
+    id: String(x.id),
+    evaluationId: String(x.evaluation_id),
+    questionId: String(x.question_id),
+    map: JSON.parse(String(x.map)) as CalibrationMap,
+    learned: x.learned === true || x.learned === "t" || x.learned === "true",
+  };
 }

@@ -61,8 +61,15 @@ class DriftWindow(TypedDict):
     count: int
 
 
-class ReferenceWindow(DriftWindow):
-    source: Literal["first_week", "reset"]
+class ReferenceWindow(TypedDict):
+    """What the last 7 days are compared with: the active calibration's evaluation (``source`` ``calibration``,
+    ``start`` and ``end`` None), or a week of answers."""
+
+    start: Optional[str]
+    end: Optional[str]
+    count: int
+    source: Literal["first_week", "reset", "calibration"]
+    calibration: Optional[str]
     complete: bool
 
 

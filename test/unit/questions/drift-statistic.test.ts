@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { questionResourceId } from "../../../schema/questions";
+import { tenthOf } from "../../../workers/decide/question-tally";
 import { jensenShannonDistance } from "../../../workers/questions/drift-statistic";
-import { tenthOf } from "../../../workers/questions/tally";
 
 describe("the drift statistic: Jensen–Shannon distance, base 2", () => {
   it("0 for the same shares at any volume; 1 for disjoint ones; symmetric", () => {

@@ -13,10 +13,11 @@ import {
 } from "../../../schema/questions";
 import { lineUsageEvent } from "../../../workers/batches/runner";
 import type { Env } from "../../../workers/env";
-import { TEST_CLOCK_HEADER } from "../../../workers/questions/clock";
+import { TEST_CLOCK_HEADER } from "../../../workers/http/test-clock";
 import type { BatchRow } from "../../../workers/stores/batch-rows";
 import type { QuestionTally } from "../../../workers/stores/question-tallies";
 import { recordUsageEvents } from "../../../workers/stores/usage";
+import { insertDoneEvaluation } from "../../support/calibrations";
 import { consoleCall, signIn } from "../../support/console";
 import { sqlQuery } from "../../support/seed";
 import { usageEvent } from "../../support/usage-event";
@@ -257,10 +258,10 @@ describe("drift: 'crossing it sends the account webhook question.drifted once pe
     const a = await seed({ keys: [{ mode: "live" }] });
     [acc, key] = [a.accountId, a.keys[0]!.secret];
     qid = questionResourceId(await sha256Hex(DEF));
-    await sqlQuery(env)(
-      "INSERT INTO webhook_endpoints (account_id, id, url) VALUES ($1, 'we_T', 'http://127.0.0.1:9/h')",
-      [acc],
-    );
+    await sqlQuery(env)("INSERT INTO webhook_endpoints (account_id, id, url) VALUES ($1, 'we_T', $2)", [
+      acc,
+      `${(env as unknown as { STACK_CONTROL_URL: string }).STACK_CONTROL_URL}/hits/questions-${acc}`,
+    ]);
     for (let d = 0; d < 7; d++) await day(d, 0.15);
   });
 
@@ -335,6 +336,55 @@ describe("drift: 'crossing it sends the account webhook question.drifted once pe
       "question_not_found",
       "id",
     );
+  });
+});
+
+describe("'the calibration's evaluation when there is one' is the reference", () => {
+  it("compared at once against the evaluation's answers with the calibration applied, on that version only", async () => {
+    const a = await seed({ keys: [{ mode: "live" }] });
+    const q = sqlQuery(env);
+    const evaluation = await insertDoneEvaluation(
+      q,
+      a.accountId,
+      Array.from({ length: 40 }, (_, i) => ({ pYes: 0.15, yes: i % 5 === 0 })),
+    );
+    await q(
+      `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics)
+       VALUES ('calib_01JD0000000000000000000QST', $1, $2, 'refund', 'svc-1.5.1', $3, $4, 'temperature',
+               '{"temperature":1,"bias":[0,0]}', 40, '{}')`,
+      [a.accountId, evaluation, await sha256Hex(CHECK), CHECK],
+    );
+    const events = (p: number, model = "svc-1.5.1") =>
+      Array.from({ length: 24 }, (_, i) =>
+        usageEvent(a.accountId, T0 + i * 3_600_000, { model, questions: [check(p)] }),
+      );
+    await recordUsageEvents(env, events(0.15));
+    const read = async () =>
+      QuestionDrift.parse(
+        await (
+          await get(`/v1/questions/${checkId}/drift`, a.keys[0]!.secret, {
+            [TEST_CLOCK_HEADER]: String(T0 + DAY),
+          })
+        ).json(),
+      );
+    const same = await read();
+    expect(same).toMatchObject({
+      model: "svc-1.5.1",
+      value: 0,
+      drifted: false,
+      reference: {
+        source: "calibration",
+        calibration: "calib_01JD0000000000000000000QST",
+        count: 40,
+        start: null,
+        complete: true,
+      },
+    });
+    await recordUsageEvents(env, events(0.95));
+    const shifted = await read();
+    expect(shifted.drifted).toBe(true);
+    const listed = QuestionList.parse(await (await get("/v1/questions", a.keys[0]!.secret)).json());
+    expect(listed.data[0]!.calibration).toBe("calib_01JD0000000000000000000QST");
   });
 });
 

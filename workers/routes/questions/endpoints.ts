@@ -16,7 +16,7 @@ import { ApiError } from "../../errors";
 import { type FieldRule, readConsoleBody } from "../../http/console-body";
 import { pageQuery } from "../../http/list-query";
 import { pathId } from "../../http/path-id";
-import { testClock } from "../../questions/clock";
+import { testClock } from "../../http/test-clock";
 import type { DriftDeps } from "../../questions/drift";
 import { questionJson, questionListJson } from "../../questions/json";
 import {
@@ -37,7 +37,7 @@ const depsOf = (c: Context<AppEnv>): DriftDeps => ({
   kick: (accountId) => kickRunner(c.env, accountId),
 });
 
-/** Now, or a test stack's simulated time (questions/clock.ts). */
+/** Now, or a test stack's simulated time (http/test-clock.ts). */
 const nowOf = (c: Context<AppEnv>) => testClock(c) ?? Date.now();
 
 const thresholdRule: FieldRule = {

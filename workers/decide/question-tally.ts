@@ -2,11 +2,11 @@ import type { Context } from "hono";
 import type { ValidatedDecide, ValidatedQuestion } from "../../schema/decide";
 import type { EngineAnswer } from "../../schema/engine-protocol";
 import type { AppEnv } from "../context/app-env";
-import type { DecisionAnswer } from "../decide/calibration";
-import { questionDefinition } from "../decide/question-fingerprint";
+import { testClock } from "../http/test-clock";
 import type { QuestionTally } from "../stores/question-tallies";
 import type { UsageEvent } from "../stores/usage";
-import { testClock } from "./clock";
+import type { DecisionAnswer } from "./calibration";
+import { questionDefinition } from "./question-fingerprint";
 
 /** The tenth of [0, 1] a probability falls in (1 is in the last). */
 export function tenthOf(p: number): number {
