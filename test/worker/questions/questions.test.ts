@@ -14,6 +14,7 @@ import {
 import { lineUsageEvent } from "../../../workers/batches/runner";
 import type { Env } from "../../../workers/env";
 import { TEST_CLOCK_HEADER } from "../../../workers/http/test-clock";
+import { sweepQuestionDrift } from "../../../workers/questions/sweep";
 import type { BatchRow } from "../../../workers/stores/batch-rows";
 import type { QuestionTally } from "../../../workers/stores/question-tallies";
 import { recordUsageEvents } from "../../../workers/stores/usage";
@@ -336,6 +337,35 @@ describe("drift: 'crossing it sends the account webhook question.drifted once pe
       "question_not_found",
       "id",
     );
+  });
+});
+
+describe("the scheduled evaluation (hourly, off the hot path)", () => {
+  it("evaluates every question asked this week and queues one event per crossing, however often it runs", async () => {
+    const a = await seed({ keys: [{ mode: "live" }] });
+    const DEF = '{"type":"check","instructions":"Is it urgent?"}';
+    await sqlQuery(env)("INSERT INTO webhook_endpoints (account_id, id, url) VALUES ($1, 'we_S', $2)", [
+      a.accountId,
+      `${(env as unknown as { STACK_CONTROL_URL: string }).STACK_CONTROL_URL}/hits/sweep-${a.accountId}`,
+    ]);
+    const day = (d: number, p: number) =>
+      recordUsageEvents(
+        env,
+        Array.from({ length: 24 }, (_, i) =>
+          usageEvent(a.accountId, T0 + 40 * DAY + d * DAY + i * 3_600_000, {
+            questions: [{ ...check(p), definition: DEF }],
+          }),
+        ),
+      );
+    for (let d = 0; d < 7; d++) await day(d, 0.15);
+    await day(7, 0.95);
+    const now = T0 + 48 * DAY;
+    expect(await sweepQuestionDrift(env, now)).toBeGreaterThan(0);
+    await sweepQuestionDrift(env, now + 3_600_000);
+    const sent = await sqlQuery(env)("SELECT type FROM webhook_deliveries WHERE account_id = $1", [
+      a.accountId,
+    ]);
+    expect(sent).toEqual([{ type: "question.drifted" }]);
   });
 });
 
