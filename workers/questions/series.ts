@@ -1,3 +1,5 @@
+import { getMember, isJsonObject } from "../../schema/json";
+import { readJsonText } from "../../schema/json-text";
 import { bucketStarts, bucketWidthMs } from "../reports/buckets";
 import type { UsageRange } from "../reports/params";
 import type { QuestionHour, QuestionRow } from "../stores/questions";
@@ -19,12 +21,16 @@ export interface QuestionBucketJson {
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
-/** The option labels of a pick (in order), the level count of a rate, from the definition as written. */
+/**
+ * The option labels of a pick, the levels of a rate, in the order written (read with the order-keeping reader:
+ * `JSON.parse` would move integer-like labels such as "1", "10" first and mislabel the mix).
+ */
 function labelsOf(q: QuestionRow): string[] {
-  const def = JSON.parse(q.definition) as { options?: Record<string, unknown>; levels?: string[] };
-  if (q.type === "pick") return Object.keys(def.options ?? {});
-  if (q.type === "rate") return def.levels ?? [];
-  return ["no", "yes"];
+  if (q.type === "check") return ["no", "yes"];
+  const def = readJsonText(q.definition);
+  const member = isJsonObject(def) ? getMember(def, q.type === "pick" ? "options" : "levels") : undefined;
+  if (isJsonObject(member)) return member.entries.map(([label]) => label);
+  return Array.isArray(member) ? member.map(String) : [];
 }
 
 /**

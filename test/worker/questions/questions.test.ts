@@ -206,6 +206,17 @@ describe("GET /v1/questions/{id}/series: 'by day (up to 93 days) or hour (up to 
     expect(s.data[1]).toMatchObject({ count: 2, mix: { billing: 0.5, shipping: 0.5 }, abstain_rate: 0.5 });
   });
 
+  it("a pick's labels keep their written order: integer-like labels are not moved first", async () => {
+    const def = '{"type":"pick","instructions":"Which?","options":{"b":null,"10":null,"1":null}}';
+    const tally = { ...pick(0), definition: def, mix: [1, 0, 0] };
+    await recordUsageEvents(env, [usageEvent(accountId, T0 + 20 * DAY, { questions: [tally] })]);
+    const id = questionResourceId(await sha256Hex(def));
+    const s = QuestionSeries.parse(
+      await (await get(`/v1/questions/${id}/series?start=2026-10-21&end=2026-10-22`)).json(),
+    );
+    expect(s.data[0]!.mix).toEqual({ b: 1, "10": 0, "1": 0 });
+  });
+
   it("bad parameters give the usage report's 422s", async () => {
     const path = `/v1/questions/${checkId}/series`;
     await expectError(await get(`${path}?end=2026-10-02`), 422, "missing_field", "start");
