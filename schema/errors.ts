@@ -61,6 +61,7 @@ export const EXTENSION_ERRORS = {
   live_key_not_allowed: e("permission", 403, "no", "Evaluations run on test keys only; a live key was sent."),
   evaluation_not_found: e("not_found", 404, "no", "No evaluation with that id in the account."),
   calibration_not_found: e("not_found", 404, "no", "No calibration with that id in the account."),
+  question_not_found: e("not_found", 404, "no", "No question with that id asked by the account."),
   evaluation_not_done: e(
     "conflict",
     409,

@@ -30,6 +30,7 @@ import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
 import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
 import { listPublicPlans } from "./routes/plans/list";
+import { QUESTION_ENDPOINTS } from "./routes/questions/endpoints";
 import { getUsage } from "./routes/usage/get";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices } from "./services";
@@ -51,6 +52,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...EVALUATION_ENDPOINTS,
   ...CALIBRATION_ENDPOINTS,
   ...BATCH_ENDPOINTS,
+  ...QUESTION_ENDPOINTS,
   createCheckoutSession,
   listPlans,
   listPublicPlans,

@@ -10,6 +10,7 @@ import type { Env } from "./env";
 import { sweepEvaluations } from "./evaluations/sweep";
 import { ledgerStub } from "./ledger/stub";
 import { logEvent } from "./observability/log";
+import { sweepQuestionDrift } from "./questions/sweep";
 import { database } from "./stores/db";
 import { pruneUsageEvents, repairRecentUsageRollups } from "./stores/usage-rollups";
 
@@ -23,7 +24,10 @@ export const CRONS = {
    * deleted.
    */
   refunds: "*/5 * * * *",
-  /** Recomputes the last hours' usage roll-ups from the raw events (a safety net; writes are exactly once). */
+  /**
+   * Recomputes the last hours' usage roll-ups from the raw events (a safety net; writes are exactly once); evaluates
+   * the drift of every question asked this week (issue 52).
+   */
   usageRepair: "7 * * * *",
   /** Deletes raw usage events past their retention (the roll-ups stay). */
   usagePrune: "23 3 * * *",
@@ -35,8 +39,10 @@ export default {
   fetch: app.fetch,
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     if (controller.cron === CRONS.alerts) ctx.waitUntil(runAlertTick(env, ctx));
-    else if (controller.cron === CRONS.usageRepair) ctx.waitUntil(repairRecentUsageRollups(env));
-    else if (controller.cron === CRONS.usagePrune) ctx.waitUntil(pruneUsageEvents(env));
+    else if (controller.cron === CRONS.usageRepair) {
+      ctx.waitUntil(repairRecentUsageRollups(env));
+      if (env.DATABASE_URL) ctx.waitUntil(sweepQuestionDrift(env));
+    } else if (controller.cron === CRONS.usagePrune) ctx.waitUntil(pruneUsageEvents(env));
     else {
       ctx.waitUntil(sweepRefundIntents(env, (accountId) => ledgerStub(env, accountId)));
       ctx.waitUntil(

@@ -16,6 +16,7 @@ import type {
 } from "./evaluation-types.js";
 import { limitErrors, limitsFor } from "./limits.js";
 import { type NAMESPACED_METHODS, OPERATIONS, type Operation, type OperationName } from "./operations.js";
+import { AccountQuestions } from "./questions.js";
 import type {
   Balance,
   KeyObject,
@@ -60,6 +61,8 @@ const MODELS_TTL_MS = 5 * 60_000;
 export class SvcClient {
   /** The batch routes: `create`, `retrieve`, `list`, `cancel`, `delete`, `results`. */
   readonly batches: Batches;
+  /** The account's questions, their answers over time and their drift (issue 52). */
+  readonly questions: AccountQuestions;
   /** Webhook signatures: `verify` a call your endpoint received, `sign` one for your tests. */
   readonly webhooks = webhooks;
   private readonly transport: Transport;
@@ -68,6 +71,7 @@ export class SvcClient {
   constructor(private readonly options: ClientOptions) {
     this.transport = new Transport(options);
     this.batches = new Batches(this.transport, options.timeoutMs ?? DEFAULT_TIMEOUTS.timeoutMs);
+    this.questions = new AccountQuestions(this.transport);
   }
 
   /**

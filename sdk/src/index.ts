@@ -42,6 +42,8 @@ export {
   type Operation,
   type OperationName,
 } from "./operations.js";
+export type * from "./question-types.js";
+export { AccountQuestions } from "./questions.js";
 export type * from "./resource-types.js";
 export {
   DEFAULT_RETRY,

@@ -45,6 +45,12 @@ export const OPERATIONS = {
   cancelBatch: { method: "POST", path: "/v1/batches/{id}/cancel", auth: true },
   deleteBatch: { method: "DELETE", path: "/v1/batches/{id}", auth: true },
   getBatchResults: { method: "GET", path: "/v1/batches/{id}/results", auth: true },
+  // Questions (issue 52), through `client.questions`.
+  listQuestions: { method: "GET", path: "/v1/questions", auth: true },
+  getQuestion: { method: "GET", path: "/v1/questions/{id}", auth: true },
+  getQuestionSeries: { method: "GET", path: "/v1/questions/{id}/series", auth: true },
+  getQuestionDrift: { method: "GET", path: "/v1/questions/{id}/drift", auth: true },
+  updateQuestionDrift: { method: "POST", path: "/v1/questions/{id}/drift", auth: true },
 } as const satisfies Record<string, Operation>;
 
 /** An operation the client calls: the API's operation id. */
@@ -61,6 +67,11 @@ export const NAMESPACED_METHODS = {
   cancelBatch: "batches.cancel",
   deleteBatch: "batches.delete",
   getBatchResults: "batches.results",
+  listQuestions: "questions.list",
+  getQuestion: "questions.retrieve",
+  getQuestionSeries: "questions.series",
+  getQuestionDrift: "questions.drift",
+  updateQuestionDrift: "questions.updateDrift",
 } as const satisfies Partial<Record<OperationName, `${string}.${string}`>>;
 
 /** Paths of routes that are not the SDK's (the browser console's, session based). */

@@ -9,6 +9,7 @@ import type { GpuTrace } from "../clients/gpu-pool";
 import type { Services } from "../context/services";
 import { type CalibrationCaller, type CalibrationLookup, calibrateAnswers } from "../decide/calibration";
 import { decisionJson } from "../decide/decision";
+import { questionTallies } from "../decide/question-tally";
 import { validateDecideRequest } from "../decide/validate";
 import { ApiError } from "../errors";
 import type { Ledger } from "../ledger/stub";
@@ -206,6 +207,7 @@ async function runAdmitted(
       chargeMicroCents: charge.usage.charge_micro_cents,
       unitPrice: charge.usage.unit_price_micro_cents,
       tier: charge.usage.tier,
+      questions: questionTallies(request, answers),
     };
   } catch (error) {
     await charge.refund();

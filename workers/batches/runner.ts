@@ -73,6 +73,7 @@ export function lineUsageEvent(b: BatchRow, l: UnrecordedLine): UsageEvent {
     client_request_id: null,
     client_name: BATCH_CLIENT_NAME,
     client_version: null,
+    questions: l.questions,
   };
 }
 

@@ -1,5 +1,6 @@
 import { FINISHED_BATCH } from "./batch-rows";
 import { asRows, type Database, msOrNull } from "./db";
+import type { QuestionTally } from "./question-tallies";
 
 /** A line of the chunk being run, as the runner reads it. */
 export interface LineRow {
@@ -23,6 +24,8 @@ export interface UnrecordedLine {
   unitPrice: number;
   tier: string | null;
   finishedAt: number;
+  /** A 200 line's answers as counts (issue 52), carried to its usage event. */
+  questions: QuestionTally[] | null;
 }
 
 /** Creates the rows of a chunk's lines (once: a repeat inserts nothing). */
@@ -129,6 +132,8 @@ export interface LineOutcome {
   chargeMicroCents: number;
   unitPrice: number;
   tier: string | null;
+  /** A 200 line's answers as counts (issue 52); absent: none. */
+  questions?: QuestionTally[];
 }
 
 /**
@@ -147,7 +152,8 @@ export async function commitLine(
     await db.sql().query(
       `WITH l AS (
          UPDATE batch_lines SET status = $4, result = $5, model = $6, input_tokens = $7, state_tokens = $8,
-                question_tokens = $9, charge_micro_cents = $10, unit_price = $11, tier = $12, finished_at = now()
+                question_tokens = $9, charge_micro_cents = $10, unit_price = $11, tier = $12, finished_at = now(),
+                questions = $13::jsonb
           WHERE batch_id = $1 AND line = $2 AND attempt = $3 AND status IS NULL
           RETURNING status, input_tokens, charge_micro_cents)
        UPDATE batches
@@ -172,6 +178,7 @@ export async function commitLine(
         o.chargeMicroCents,
         o.unitPrice,
         o.tier,
+        o.questions ? JSON.stringify(o.questions) : null,
       ],
     ),
   );
@@ -183,7 +190,7 @@ export async function unrecordedLines(db: Database, id: string): Promise<Unrecor
   const r = asRows(
     await db.sql().query(
       `SELECT line, attempt, status, model, input_tokens, state_tokens, question_tokens, charge_micro_cents,
-              unit_price, tier, finished_at
+              unit_price, tier, finished_at, questions
          FROM batch_lines WHERE batch_id = $1 AND status IS NOT NULL AND NOT usage_recorded ORDER BY line`,
       [id],
     ),
@@ -200,6 +207,10 @@ export async function unrecordedLines(db: Database, id: string): Promise<Unrecor
     unitPrice: Number(x.unit_price),
     tier: (x.tier as string | null) ?? null,
     finishedAt: msOrNull(x.finished_at)!,
+    questions:
+      typeof x.questions === "string"
+        ? JSON.parse(x.questions)
+        : ((x.questions as QuestionTally[] | null) ?? null),
   }));
 }
 

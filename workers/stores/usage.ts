@@ -1,5 +1,6 @@
 import { logEvent } from "../observability/log";
 import { type DbEnv, getSql } from "./db";
+import { identifyTallies, QUESTION_TALLY_CTES, type QuestionTally } from "./question-tallies";
 import { addCounts, conflictKey, DAILY, dayOf, HOURLY, sumCounts } from "./usage-rollup-sql";
 
 /** One decide call as reported by the usage routes (errors included; never content). */
@@ -25,6 +26,8 @@ export interface UsageEvent {
   client_request_id: string | null;
   client_name: string | null;
   client_version: string | null;
+  /** A successful decide's answers, one tally per question (issue 52); absent or null: none to add. */
+  questions?: QuestionTally[] | null;
 }
 
 const EVENT_COLUMNS = [
@@ -71,14 +74,15 @@ const INSERT_AND_ROLL_UP = `
       FROM r
      GROUP BY 1, 2, 3, 4, 5
     ON CONFLICT ${conflictKey(DAILY)} DO UPDATE SET ${addCounts(DAILY)}
-  )
+  )${QUESTION_TALLY_CTES}
   SELECT count(*)::int AS added FROM ins`;
 
 /**
- * Inserts each event once and adds it to its hourly and daily roll-ups, all in one statement; answers how many
- * events were new (a retried or concurrent write of the same request id is a no-op).
+ * Inserts each event once and adds it to its hourly and daily roll-ups and its questions' aggregates, all in one
+ * statement; answers how many events were new (a retried or concurrent write of the same request id is a no-op).
  */
 export async function recordUsageEvents(env: DbEnv, events: UsageEvent[]): Promise<number> {
+  await identifyTallies(events.flatMap((e) => e.questions ?? []));
   const rows = events.map(({ at, ...columns }) => ({ ...columns, created_at: new Date(at).toISOString() }));
   const result = (await getSql(env).query(INSERT_AND_ROLL_UP, [JSON.stringify(rows)])) as Array<{
     added: number;

@@ -10,6 +10,7 @@ from ._http import ApiResponse, ResponseMeta
 from ._version import __version__
 from .async_client import AsyncClient
 from .batches import AsyncBatches, Batches
+from .questions import AccountQuestions, AsyncAccountQuestions
 from .client import Client
 from .error_catalogue import KNOWN_CODES, TYPE_STATUS, is_known_code
 from .errors import (
@@ -41,9 +42,11 @@ __all__ = [
     "APITimeoutError",
     "ApiResponse",
     "AsyncBatches",
+    "AsyncAccountQuestions",
     "AsyncClient",
     "AuthenticationError",
     "Batches",
+    "AccountQuestions",
     "Client",
     "ConflictError",
     "ERROR_CLASSES",

@@ -67,6 +67,19 @@ def list_calibrations(limit: Optional[int], starting_after: Optional[str]) -> Ca
     return Call(OPERATIONS["list_calibrations"], query=page(limit, starting_after))
 
 
+def list_questions(limit: Optional[int], starting_after: Optional[str]) -> Call:
+    """GET /v1/questions, one page."""
+    return Call(OPERATIONS["list_questions"], query=page(limit, starting_after))
+
+
+def of_question(
+    name: str, question_id: str, query: Optional[Mapping[str, Optional[str]]] = None, body: Any = None
+) -> Call:
+    """An operation on one question: ``{id}`` in its path is the question's id."""
+    call = _of_one(name, question_id, query)
+    return call if body is None else Call(call.operation, query=call.query, body=body)
+
+
 def create_batch(upload: Upload, idempotency_key: Optional[str]) -> Call:
     """POST /v1/batches: the JSONL upload. Sent again after a 500 or a timeout only with the caller's key."""
     op = OPERATIONS["create_batch"]

@@ -23,6 +23,7 @@ from ._http import (
 )
 from ._jsonl import JsonLines
 from .batches import AsyncBatches
+from .questions import AsyncAccountQuestions
 from .errors import SvcError, evaluation_wait_timeout, with_attempts
 from .operations import FINAL_EVALUATION_STATUSES
 from .retry import RetryPolicy, RetryState
@@ -78,6 +79,7 @@ class AsyncClient:
         self._http = http_client or httpx.AsyncClient()
         #: The batch routes: ``create``, ``retrieve``, ``list``, ``cancel``, ``delete``, ``results``.
         self.batches = AsyncBatches(self._send, self._stream_lines)
+        self.questions = AsyncAccountQuestions(self._send)
 
     async def decide(
         self,

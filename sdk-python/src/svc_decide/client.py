@@ -21,6 +21,7 @@ from ._http import (
 )
 from ._jsonl import JsonLines
 from .batches import Batches
+from .questions import AccountQuestions
 from .errors import SvcError, evaluation_wait_timeout, with_attempts
 from .operations import FINAL_EVALUATION_STATUSES
 from .retry import RetryPolicy, RetryState
@@ -76,6 +77,7 @@ class Client:
         self._http = http_client or httpx.Client()
         #: The batch routes: ``create``, ``retrieve``, ``list``, ``cancel``, ``delete``, ``results``.
         self.batches = Batches(self._send, self._stream_lines)
+        self.questions = AccountQuestions(self._send)
 
     def decide(
         self,

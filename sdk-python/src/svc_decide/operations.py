@@ -46,6 +46,12 @@ OPERATIONS: Dict[str, Operation] = {
     "cancel_batch": Operation("POST", "/v1/batches/{id}/cancel", True),
     "delete_batch": Operation("DELETE", "/v1/batches/{id}", True),
     "get_batch_results": Operation("GET", "/v1/batches/{id}/results", True),
+    # Questions (issue 52), through ``client.questions``.
+    "list_questions": Operation("GET", "/v1/questions", True),
+    "get_question": Operation("GET", "/v1/questions/{id}", True),
+    "get_question_series": Operation("GET", "/v1/questions/{id}/series", True),
+    "get_question_drift": Operation("GET", "/v1/questions/{id}/drift", True),
+    "update_question_drift": Operation("POST", "/v1/questions/{id}/drift", True),
 }
 
 #: Operations whose method sits in a namespace of the client (``client.batches.create``) rather than on the
@@ -57,6 +63,11 @@ NAMESPACED_METHODS: Dict[str, str] = {
     "cancel_batch": "batches.cancel",
     "delete_batch": "batches.delete",
     "get_batch_results": "batches.results",
+    "list_questions": "questions.list",
+    "get_question": "questions.retrieve",
+    "get_question_series": "questions.series",
+    "get_question_drift": "questions.drift",
+    "update_question_drift": "questions.update_drift",
 }
 
 #: Evaluation statuses after which nothing changes any more.

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { DecideRequestWire, Decision } from "../../../schema/decide";
+import { DecideRequestWire, Decision, type ValidatedDecide } from "../../../schema/decide";
 import type { ErrorCode } from "../../../schema/errors";
 import { renderForEngine } from "../../../schema/render";
 import { logContentInBackground } from "../../accounts/content-log";
@@ -10,6 +10,7 @@ import { inBackground } from "../../context/background";
 import { decisionJson } from "../../decide/decision";
 import { runMoneyPath } from "../../decide/money-path";
 import type { MoneyPathInput } from "../../decide/money-path-types";
+import { tallyQuestions } from "../../decide/question-tally";
 import { checkReferences } from "../../decide/references";
 import { resolveModel } from "../../decide/resolve-model";
 import { checkTokenLimits } from "../../decide/token-limits";
@@ -26,7 +27,10 @@ import { jsonResponse } from "../responses";
  * Steps 2–6: everything that can reject the call before it may be charged; then the account's calibrations of
  * its questions on that exact version (none looked up for an account that never calibrated).
  */
-async function checkRequest(c: Context<AppEnv>, key: KeyRecord): Promise<MoneyPathInput> {
+async function checkRequest(
+  c: Context<AppEnv>,
+  key: KeyRecord,
+): Promise<MoneyPathInput & { request: ValidatedDecide }> {
   // 2. idempotency-key header, body size (413), content type (400), strict JSON (400 invalid_json/duplicate_key)
   const { body, idempotencyKey } = await runFrontDoor(c);
   // 3. schema (422, spec precedence)
@@ -47,6 +51,7 @@ async function checkRequest(c: Context<AppEnv>, key: KeyRecord): Promise<MoneyPa
     engineRequest: calibrations.size > 0 ? { ...engineRequest, distributions: true } : engineRequest,
     tokens,
     calibrations,
+    request,
   };
 }
 
@@ -98,6 +103,7 @@ export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<R
     if (outcome.replayed) c.header("idempotent-replayed", "true");
     const json = decisionJson(outcome.decision);
     logContentInBackground(c, key, input.body, json);
+    tallyQuestions(c, event, input.request, outcome);
     c.header("content-type", "application/json");
     return c.body(json, 200);
   } catch (err) {
