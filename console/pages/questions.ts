@@ -82,7 +82,7 @@ export async function questionsPage(main: HTMLElement): Promise<void> {
 
   async function render(): Promise<void> {
     clear();
-    const id = decodeURIComponent(location.hash.slice(1));
+    const id = location.hash.slice(1);
     if (ID.test(id)) {
       try {
         const q = await api<ConsoleQuestion>("GET", `${QUESTIONS}/${encodeURIComponent(id)}`);
