@@ -9,6 +9,7 @@ const NAV: Array<[page: string, href: string, label: string]> = [
   ["playground", "/console/playground", "Playground"],
   ["evaluate", "/console/evaluate", "Evaluate"],
   ["calibrations", "/console/calibrations", "Calibrations"],
+  ["questions", "/console/questions", "Questions"],
   ["batches", "/console/batches", "Batches"],
   ["settings", "/console/settings", "Settings"],
 ];

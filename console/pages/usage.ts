@@ -2,6 +2,7 @@ import uPlot from "uplot";
 import { api, errorText } from "../api";
 import { field, h, notice } from "../dom";
 import { eurFromMicroCents, tokens, utcDate } from "../format";
+import { bucketLabel, everyNth } from "../time-axis";
 import type { ConsoleKey } from "./keys";
 
 interface Point {
@@ -215,22 +216,6 @@ export async function usagePage(main: HTMLElement): Promise<void> {
     );
   });
   await load();
-}
-
-/** Every n-th bucket start (a tick per bucket would crowd the axis). */
-function everyNth(xs: number[], n: number): number[] {
-  return xs.filter((_, i) => i % Math.max(1, n) === 0);
-}
-
-/** A bucket start as its UTC day (`Nov 21`) or hour (`Nov 21 14:00`). */
-function bucketLabel(seconds: number, granularity: "day" | "hour"): string {
-  const iso = new Date(seconds * 1000).toISOString();
-  const day = new Date(seconds * 1000).toLocaleDateString("en-GB", {
-    month: "short",
-    day: "numeric",
-    timeZone: "UTC",
-  });
-  return granularity === "day" ? day : `${day} ${iso.slice(11, 16)}`;
 }
 
 /** A part and its share of a whole: `1,234 (21.7 %)`. */

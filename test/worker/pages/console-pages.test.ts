@@ -29,6 +29,7 @@ describe("console pages (served by the API's Worker under /console/)", () => {
     "/console/playground",
     "/console/evaluate",
     "/console/calibrations",
+    "/console/questions",
     "/console/batches",
     "/console/settings",
   ]) {
