@@ -30,6 +30,7 @@ import { getKey } from "./routes/key/get";
 import { listModels } from "./routes/models/list";
 import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
 import { listPublicPlans } from "./routes/plans/list";
+import { REVIEW_ENDPOINTS } from "./routes/reviews/endpoints";
 import { getUsage } from "./routes/usage/get";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices } from "./services";
@@ -50,6 +51,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_ENDPOINTS,
   ...EVALUATION_ENDPOINTS,
   ...CALIBRATION_ENDPOINTS,
+  ...REVIEW_ENDPOINTS,
   ...BATCH_ENDPOINTS,
   createCheckoutSession,
   listPlans,

@@ -10,6 +10,7 @@ import type { Env } from "./env";
 import { sweepEvaluations } from "./evaluations/sweep";
 import { ledgerStub } from "./ledger/stub";
 import { logEvent } from "./observability/log";
+import { sweepReviews } from "./reviews/sweep";
 import { database } from "./stores/db";
 import { pruneUsageEvents, repairRecentUsageRollups } from "./stores/usage-rollups";
 
@@ -46,6 +47,7 @@ export default {
       );
       if (env.DATABASE_URL) ctx.waitUntil(sweepEvaluations(env));
       if (env.DATABASE_URL) ctx.waitUntil(sweepCalibrations(env));
+      if (env.DATABASE_URL) ctx.waitUntil(sweepReviews(env));
       if (env.DATABASE_URL) ctx.waitUntil(sweepBatches(env));
       if (env.DATABASE_URL)
         ctx.waitUntil(sweepInvitations({ db: database(env), email: httpEmailSender(env) }));

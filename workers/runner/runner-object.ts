@@ -6,6 +6,8 @@ import type { Env } from "../env";
 import { type RunnerDeps, type RunnerMemory, runSlice } from "../evaluations/runner";
 import { TEST_DAILY_QUOTA } from "../limits/key-limits";
 import { errorText, logEvent } from "../observability/log";
+import { closeReviewLoops } from "../reviews/loop";
+import type { ReviewDeps } from "../reviews/rules";
 import { buildServices } from "../services";
 import { EvaluationQuota } from "../stores/evaluation-quota";
 import { redisAccess } from "../stores/redis";
@@ -29,10 +31,12 @@ const earliest = (a: NextRun, b: NextRun): NextRun => (a === null ? b : b === nu
  */
 export class EvaluationRunner extends DurableObject<Env> {
   private deps: (RunnerDeps & BatchRunnerDeps) | null = null;
+  private reviewDeps: ReviewDeps | null = null;
 
   private runnerDeps(): RunnerDeps & BatchRunnerDeps {
     if (!this.deps) {
       const services = buildServices(this.env);
+      this.reviewDeps = { db: services.db, limits: services.limits, calibrations: services.calibrations };
       this.deps = {
         db: services.db,
         env: this.env,
@@ -67,7 +71,12 @@ export class EvaluationRunner extends DurableObject<Env> {
     };
     const deps = this.runnerDeps();
     const [evaluations, batches, events] = await Promise.all([
-      this.guard(accountId, "evaluations", () => runSlice(deps, accountId, memory.evaluations)),
+      this.guard(accountId, "evaluations", async () => {
+        const next = await runSlice(deps, accountId, memory.evaluations);
+        // A review rule's evaluation that just finished gets its calibration (issue 51).
+        if (this.reviewDeps) await closeReviewLoops(this.reviewDeps, accountId);
+        return next;
+      }),
       this.guard(accountId, "batches", () => runBatchSlice(deps, accountId, memory.batches)),
       this.guard(accountId, "webhooks", async () => {
         if (this.env.CONSOLE_SECRET)
