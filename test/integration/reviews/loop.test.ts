@@ -94,6 +94,10 @@ describe("issue 51: review → labels → evaluation → calibration, on the rea
       if (queue.length === last) break;
       last = queue.length;
     }
+    const missing = [...matched.keys()].filter((id) => !queue.some((r) => r.request_id === id));
+    console.log(
+      `${MODEL}: ${matched.size} of 200 decides below ${BELOW}, ${queue.length} kept, decides took ${((decided - t0) / 1000).toFixed(1)} s; not kept: ${missing.join(", ")}`,
+    );
     expect(new Set(queue.map((r) => r.request_id))).toEqual(new Set(matched.keys()));
     expect(queue.every((r) => r.answer.confidence < BELOW)).toBe(true);
 

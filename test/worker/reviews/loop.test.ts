@@ -3,7 +3,7 @@ import { closeReviewLoops } from "../../../workers/reviews/loop";
 import { buildServices } from "../../../workers/services";
 import { insertDoneEvaluation, underConfidentChecks } from "../../support/calibrations";
 import { expectError } from "../../support/worker-http";
-import { account, api, createRule, decide, env, q, waitForReviews } from "./support";
+import { account, api, createRule, decide, env, type Obj, q, waitForReviews } from "./support";
 
 /** The rule's loop pointed at a done evaluation of 200 under-confident labels, then closed as the runner does. */
 async function closedLoop(a: Awaited<ReturnType<typeof account>>, ruleId: string) {
@@ -14,7 +14,7 @@ async function closedLoop(a: Awaited<ReturnType<typeof account>>, ruleId: string
   ]);
   const s = buildServices(env);
   await closeReviewLoops({ db: s.db, limits: s.limits, calibrations: s.calibrations }, a.accountId);
-  return (await (await api("GET", `/v1/review-rules/${ruleId}`, a.live)).json()) as Record<string, any>;
+  return (await (await api("GET", `/v1/review-rules/${ruleId}`, a.live)).json()) as Obj;
 }
 
 describe("issue 51: closing the loop (an evaluation of the labels, then a calibration)", () => {
@@ -36,7 +36,7 @@ describe("issue 51: closing the loop (an evaluation of the labels, then a calibr
       "SELECT request, expected FROM evaluation_items WHERE evaluation_id = $1 ORDER BY idx",
       [evaluation.id],
     )) as unknown as { request: string; expected: string }[];
-    const first = Array.isArray(rows) ? rows[0]! : (rows as any).rows[0];
+    const first = Array.isArray(rows) ? rows[0]! : (rows as Obj).rows[0];
     expect(JSON.parse(first.request)).toMatchObject({ questions: { refund: { type: "check" } } });
     expect(JSON.parse(first.expected)).toEqual({ refund: expect.any(Boolean) });
     const after = await (await api("GET", `/v1/review-rules/${rule.id}`, a.live)).json();
@@ -54,7 +54,7 @@ describe("issue 51: closing the loop (an evaluation of the labels, then a calibr
     const activated = await api("POST", `/v1/calibrations/${cal.id}/activate`, a.live);
     expect((await activated.json()).active).toBe(true);
     const listed = await (await api("GET", "/v1/calibrations", a.live)).json();
-    expect(listed.data.find((c: any) => c.id === cal.id).active).toBe(true);
+    expect(listed.data.find((c: Obj) => c.id === cal.id).active).toBe(true);
     await expectError(
       (await api("POST", "/v1/calibrations/calib_01JD0000000000000000000000/activate", a.live)).res,
       404,

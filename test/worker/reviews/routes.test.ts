@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_REVIEW_RULES } from "../../../schema/reviews";
 import { REFUND_CHECK } from "../../support/calibrations";
 import { expectError } from "../../support/worker-http";
-import { account, api, createRule, decide, q, waitForReviews } from "./support";
+import { account, api, createRule, decide, type Obj, q, waitForReviews } from "./support";
 
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
@@ -22,7 +22,7 @@ describe("issue 51: review rules (POST/GET/DELETE /v1/review-rules)", () => {
       loop: { status: "none", evaluation: null, calibration: null, error: null },
     });
     expect((await (await api("GET", `/v1/review-rules/${rule.id}`, a.test)).json()).id).toBe(rule.id);
-    expect((await (await api("GET", "/v1/review-rules", a.test)).json()).data.map((r: any) => r.id)).toEqual([
+    expect((await (await api("GET", "/v1/review-rules", a.test)).json()).data.map((r: Obj) => r.id)).toEqual([
       rule.id,
     ]);
     // The other mode sees it as an unknown id.
@@ -147,7 +147,7 @@ describe("issue 51: which decides are kept", () => {
     const a = await account();
     await decide(a.live, 0.6);
     const rows = await q("SELECT review_rules_generation AS g FROM accounts WHERE id = $1", [a.accountId]);
-    expect(Number((rows as any)[0]?.g ?? (rows as any).rows?.[0]?.g)).toBe(0);
+    expect(Number((rows as Obj)[0]?.g ?? (rows as Obj).rows?.[0]?.g)).toBe(0);
   });
 });
 
@@ -160,7 +160,7 @@ describe("issue 51: the queue (GET /v1/reviews, label, skip, next)", () => {
     expect(items.map((r) => r.state)).toEqual(["three", "two", "one"]);
     await api("POST", `/v1/reviews/${items[0]!.id}/label`, a.live, { label: true });
     const by = async (query: string) =>
-      ((await (await api("GET", `/v1/reviews?${query}`, a.live)).json()).data as any[]).map((r) => r.state);
+      ((await (await api("GET", `/v1/reviews?${query}`, a.live)).json()).data as Obj[]).map((r) => r.state);
     expect(await by(`rule=${rule.id}&status=labelled`)).toEqual(["three"]);
     expect(await by(`question=${rule.id}&status=pending`)).toEqual(["two", "one"]);
     expect(await by(`question=${"0".repeat(64)}`)).toEqual([]);
@@ -269,7 +269,7 @@ describe("issue 51: the queue (GET /v1/reviews, label, skip, next)", () => {
     await decide(a.live, 0.6, "second");
     await waitForReviews(a.live, rule.id, 2);
     const next = async (secret: string) =>
-      (await (await api("POST", `/v1/review-rules/${rule.id}/next`, secret)).json()) as any;
+      (await (await api("POST", `/v1/review-rules/${rule.id}/next`, secret)).json()) as Obj;
     const second = a.live2;
     const one = await next(a.live);
     expect(one.object).toBe("review_claim");
@@ -315,7 +315,7 @@ describe("issue 51: the loop and deletes", () => {
       "review_rule_not_found",
       "id",
     );
-    const left = (await q("SELECT count(*) AS n FROM reviews WHERE account_id = $1", [a.accountId])) as any;
+    const left = (await q("SELECT count(*) AS n FROM reviews WHERE account_id = $1", [a.accountId])) as Obj;
     expect(Number((left[0] ?? left.rows[0]).n)).toBe(0);
   });
 
@@ -328,8 +328,8 @@ describe("issue 51: the loop and deletes", () => {
       `SELECT confdeltype FROM pg_constraint WHERE conrelid IN ('reviews'::regclass, 'review_rules'::regclass)
           AND contype = 'f' AND confrelid = 'accounts'::regclass`,
       [],
-    )) as any;
+    )) as Obj;
     const rows = Array.isArray(fk) ? fk : fk.rows;
-    expect(rows.map((r: any) => r.confdeltype)).toEqual(["c", "c"]);
+    expect(rows.map((r: Obj) => r.confdeltype)).toEqual(["c", "c"]);
   });
 });

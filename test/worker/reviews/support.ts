@@ -9,6 +9,10 @@ import { consoleCall } from "../../support/console";
 import { sqlQuery } from "../../support/seed";
 import { bearer, seed } from "../../support/worker-http";
 
+/** An answer as the tests read it. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+export type Obj = Record<string, any>;
+
 export const env = cfEnv as unknown as Env;
 export const q = sqlQuery(env);
 
@@ -51,7 +55,7 @@ export async function account() {
 /** A JSON call with a key (`consoleCall` also speaks bearer). */
 export async function api(method: string, path: string, secret: string, body?: unknown) {
   const res = await consoleCall(method, path, { bearer: secret, ...(body !== undefined && { body }) });
-  return { res, json: async () => JSON.parse(await res.clone().text()) as Record<string, any> };
+  return { res, json: async () => JSON.parse(await res.clone().text()) as Obj };
 }
 
 /** Creates a rule (201) and returns it. */
@@ -67,14 +71,10 @@ export async function createRule(secret: string, body: Record<string, unknown> =
 }
 
 /** The kept items of `rule` once `n` are there (the capture writes after the response). */
-export async function waitForReviews(
-  secret: string,
-  rule: string,
-  n: number,
-): Promise<Record<string, any>[]> {
+export async function waitForReviews(secret: string, rule: string, n: number): Promise<Obj[]> {
   for (let i = 0; i < 100; i++) {
     const { json } = await api("GET", `/v1/reviews?rule=${rule}&limit=100`, secret);
-    const data = (await json()).data as Record<string, any>[];
+    const data = (await json()).data as Obj[];
     if (data.length >= n) return data;
     await new Promise((r) => setTimeout(r, 50));
   }
