@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_REVIEW_RULES } from "../../../schema/reviews";
+import { MAX_KEPT_PER_RULE, MAX_REVIEW_RULES } from "../../../schema/reviews";
 import { REFUND_CHECK } from "../../support/calibrations";
 import { expectError } from "../../support/worker-http";
 import { account, api, createRule, decide, type Obj, q, waitForReviews } from "./support";
@@ -148,6 +148,34 @@ describe("issue 51: which decides are kept", () => {
     await decide(a.live, 0.6);
     const rows = await q("SELECT review_rules_generation AS g FROM accounts WHERE id = $1", [a.accountId]);
     expect(Number((rows as Obj)[0]?.g ?? (rows as Obj).rows?.[0]?.g)).toBe(0);
+  });
+});
+
+describe("issue 51: kept items count against the caps", () => {
+  it("a rule that kept its 10,000 items keeps no more (`full: true`), and the decide is answered as always", async () => {
+    const a = await account();
+    const rule = await createRule(a.live);
+    await q("UPDATE review_rules SET kept = $2 WHERE id = $1", [rule.id, MAX_KEPT_PER_RULE]);
+    await decide(a.live, 0.6);
+    await settle();
+    const after = await (await api("GET", `/v1/review-rules/${rule.id}`, a.live)).json();
+    expect(after).toMatchObject({ full: true, counts: { pending: 0, kept: MAX_KEPT_PER_RULE } });
+  });
+
+  it("kept items count against the account's evaluation storage: none is kept past 64 MiB, and an evaluation's create counts them (409 evaluation_storage_full)", async () => {
+    const a = await account();
+    const rule = await createRule(a.live);
+    await decide(a.live, 0.6, "kept");
+    const [item] = await waitForReviews(a.live, rule.id, 1);
+    await q("UPDATE reviews SET bytes = $2 WHERE id = $1", [item!.id, 64 * 1024 * 1024 - 10]);
+    await decide(a.live, 0.6, "not kept: the account is full");
+    await settle();
+    expect((await waitForReviews(a.live, rule.id, 1)).map((r) => r.state)).toEqual(["kept"]);
+    const created = await api("POST", "/v1/evaluations", a.test, {
+      name: "x",
+      items: [{ state: "s", questions: { refund: REFUND_CHECK }, expected: { refund: true } }],
+    });
+    await expectError(created.res, 409, "evaluation_storage_full");
   });
 });
 
