@@ -26,30 +26,40 @@ const utf8 = new TextEncoder();
  * `CalibrationLookup`): one Postgres read per isolate after each change, none otherwise; an account that never had
  * a rule is never looked up at all.
  */
-const cache = new Map<string, { generation: number; rules: ReviewRuleRow[] }>();
-/** Accounts whose rules changed in this isolate, until the key cache's generation catches up. */
-const changed = new Map<string, number>();
+const cache = new Map<string, { generation: number; rules: ReviewRuleRow[]; loadedAt: number }>();
+/** Accounts whose rules changed in this isolate, until every decide that may hold the old generation is done. */
+const changed = new Map<string, { at: number; until: number }>();
+/**
+ * How long a change is fresh: the key cache's second plus the longest a decide runs. The capture is judged at the
+ * response, while the key (and its generation) was read when the decide began, possibly a slow GPU call earlier.
+ */
+const CHANGE_WINDOW_MS = KEY_CACHE_TTL_MS + 5 * 60_000;
 
 /** The account's rules were just created or deleted here: its decides in this isolate read them afresh. */
 export function forgetRules(accountId: string): void {
   cache.delete(accountId);
-  changed.set(accountId, Date.now() + KEY_CACHE_TTL_MS);
+  const at = Date.now();
+  changed.set(accountId, { at, until: at + CHANGE_WINDOW_MS });
 }
 
-function fresh(accountId: string): boolean {
-  const until = changed.get(accountId);
-  if (until === undefined) return false;
-  if (until > Date.now()) return true;
+/** When the account's rules last changed in this isolate, while that change is fresh; else null. */
+function changedAt(accountId: string): number | null {
+  const change = changed.get(accountId);
+  if (change === undefined) return null;
+  if (change.until > Date.now()) return change.at;
   changed.delete(accountId);
-  return false;
+  return null;
 }
 
+/** The account's rules: cached by generation, or read after the isolate's own last change of them. */
 async function rulesOf(db: Database, accountId: string, generation: number): Promise<ReviewRuleRow[]> {
   const hit = cache.get(accountId);
-  if (hit && hit.generation === generation && !fresh(accountId)) return hit.rules;
+  const change = changedAt(accountId);
+  if (hit && hit.generation === generation && (change === null || hit.loadedAt >= change)) return hit.rules;
+  const loadedAt = Date.now();
   const rules = await accountReviewRules(db, accountId);
   if (cache.size >= CACHED_ACCOUNTS) cache.clear();
-  cache.set(accountId, { generation, rules });
+  cache.set(accountId, { generation, rules, loadedAt });
   return rules;
 }
 
@@ -144,7 +154,7 @@ export function keepForReviewInBackground(
   decision: string,
 ): void {
   const generation = key.account.reviewRulesGeneration ?? 0;
-  if (generation === 0 && !fresh(key.accountId)) return;
+  if (generation === 0 && changedAt(key.accountId) === null) return;
   if (outcome.replayed || key.id.startsWith("playground_")) return;
   const db = c.var.db;
   const requestId = c.var.requestId;
