@@ -61,11 +61,15 @@ export function reviewQuery(c: Context<AppEnv>): ReviewQuery {
   };
 }
 
-/** listReviews: newest first, of the modes the caller sees (an unknown rule: 404 `review_rule_not_found`). */
+/** listReviews: newest first, of the modes the caller sees (an unknown rule: 404 `review_rule_not_found`, `param` its query parameter). */
 export async function listQueue(deps: ReviewDeps, owner: ReviewOwner, query: ReviewQuery) {
-  if (query.ruleId !== null) await getRule(deps, owner, query.ruleId);
+  const ruleOf = (id: string, param: string) =>
+    getRule(deps, owner, id).catch((err: unknown) => {
+      throw err instanceof ApiError ? new ApiError(err.code, { param, message: err.message }) : err;
+    });
+  if (query.ruleId !== null) await ruleOf(query.ruleId, "rule");
   let fingerprint = query.fingerprint;
-  if (query.questionRule !== null) fingerprint = (await getRule(deps, owner, query.questionRule)).fingerprint;
+  if (query.questionRule !== null) fingerprint = (await ruleOf(query.questionRule, "question")).fingerprint;
   return listReviews(
     deps.db,
     owner.accountId,

@@ -138,7 +138,13 @@ describe("issue 51: which decides are kept", () => {
       (await api("GET", `/v1/reviews?rule=${rule.id}`, a.live)).res,
       404,
       "review_rule_not_found",
-      "id",
+      "rule",
+    );
+    await expectError(
+      (await api("GET", `/v1/reviews?question=${rule.id}`, a.live)).res,
+      404,
+      "review_rule_not_found",
+      "question",
     );
     expect((await (await api("GET", "/v1/reviews", a.live)).json()).data).toEqual([]);
   });
