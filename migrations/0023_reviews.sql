@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS review_rules (
   loop_evaluation   text,
   loop_calibration  text,
   loop_status       text NOT NULL DEFAULT 'none'
-                    CHECK (loop_status IN ('none', 'evaluating', 'fitted', 'applied', 'failed')),
+                    CHECK (loop_status IN ('none', 'evaluating', 'fitting', 'fitted', 'applied', 'failed')),
   loop_error        text,
   created_at        timestamptz NOT NULL DEFAULT now()
 );

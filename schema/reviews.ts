@@ -89,14 +89,14 @@ export const ReviewRule = z
     full: z.boolean().openapi({ description: "The rule kept its 10,000 items and keeps no more." }),
     loop: z
       .object({
-        status: z.enum(["none", "evaluating", "fitted", "applied", "failed"]),
+        status: z.enum(["none", "evaluating", "fitting", "fitted", "applied", "failed"]),
         evaluation: z.string().nullable(),
         calibration: z.string().nullable(),
         error: z.object({ code: z.string(), message: z.string() }).nullable(),
       })
       .openapi({
         description:
-          "The last `createReviewRuleEvaluation`: its evaluation, the calibration fitted once it is done (`fitted`: stored, not applied; `applied`: active).",
+          "The last `createReviewRuleEvaluation`: its evaluation (`evaluating`), the calibration being fitted once it is done (`fitting`), then stored (`fitted`: not applied; `applied`: active), or why not (`failed`).",
       }),
     created: unixSeconds,
   })

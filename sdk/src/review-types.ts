@@ -27,7 +27,7 @@ export interface CreateReviewRuleRequest {
 
 /** Where a rule's loop stands: its last evaluation and the calibration fitted on it. */
 export interface ReviewLoop {
-  status: "none" | "evaluating" | "fitted" | "applied" | "failed";
+  status: "none" | "evaluating" | "fitting" | "fitted" | "applied" | "failed";
   evaluation: string | null;
   calibration: string | null;
   error: { code: string; message: string } | null;

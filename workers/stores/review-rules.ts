@@ -5,7 +5,7 @@ export type ReviewMode = "live" | "test";
 /** What a caller sees: one mode's rules and items (an API key's), or all (a console session's: null). */
 export type ReviewScope = ReviewMode | null;
 /** Where a rule's loop stands (POST /v1/review-rules/{id}/evaluations). */
-export type LoopStatus = "none" | "evaluating" | "fitted" | "applied" | "failed";
+export type LoopStatus = "none" | "evaluating" | "fitting" | "fitted" | "applied" | "failed";
 
 /** A review rule (times in ms since epoch; `question` JSON text with its order kept). */
 export interface ReviewRuleRow {
@@ -194,12 +194,12 @@ export async function rulesAwaitingFit(db: Database, accountId: string): Promise
 }
 
 /**
- * Moves a rule from `evaluating` to `to` once (a concurrent closer gets false): the one place the fit starts, so
- * two alarms never fit one evaluation twice.
+ * Moves a rule from `evaluating` to `fitting` once (a concurrent closer gets false): the one place the fit starts,
+ * so two alarms never fit one evaluation twice.
  */
 export async function takeLoop(db: Database, id: string, evaluation: string): Promise<boolean> {
   const rows = (await db.sql().query(
-    `UPDATE review_rules SET loop_status = 'fitted'
+    `UPDATE review_rules SET loop_status = 'fitting'
       WHERE id = $1 AND loop_status = 'evaluating' AND loop_evaluation = $2 RETURNING id`,
     [id, evaluation],
   )) as unknown[];

@@ -27,7 +27,7 @@ class ReviewLoopError(TypedDict):
 class ReviewLoop(TypedDict):
     """The rule's last evaluation and the calibration fitted on it (``fitted``: stored; ``applied``: active)."""
 
-    status: Literal["none", "evaluating", "fitted", "applied", "failed"]
+    status: Literal["none", "evaluating", "fitting", "fitted", "applied", "failed"]
     evaluation: Optional[str]
     calibration: Optional[str]
     error: Optional[ReviewLoopError]
