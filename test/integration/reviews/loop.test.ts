@@ -9,7 +9,9 @@ import { apiCall, credit, decide, GPU_SECRET, seed, startEdge } from "../../supp
 
 const MODEL = "svc-1.4.0";
 const QUESTION = { type: "check", instructions: "Does the customer ask for a refund?" } as const;
-const BELOW = 0.8;
+// svc-1.4.0 is unsure of every one of these (confidence 0 to 0.018, median 0.004, in a run at 0.8 that kept all
+// 200): this keeps about half, so the queue's "exactly those" is a real selection.
+const BELOW = 0.005;
 
 // Short messages (quick on the CPU model) whose right answer is known: half ask for money back, half do not.
 const ASKS = [
@@ -105,6 +107,8 @@ describe("issue 51: review → labels → evaluation → calibration, on the rea
     console.log(
       `${MODEL}: ${matched.size} of 200 decides below ${BELOW}, ${queue.length} kept, decides took ${((decided - t0) / 1000).toFixed(1)} s; confidence min ${Math.min(...confidences)}, median ${[...confidences].sort((a, b) => a - b)[100]}, max ${Math.max(...confidences)}; not kept: ${missing.join(", ")}`,
     );
+    expect(matched.size).toBeGreaterThan(0);
+    expect(matched.size).toBeLessThan(200);
     expect(new Set(queue.map((r) => r.request_id))).toEqual(new Set(matched.keys()));
     expect(queue.every((r) => r.answer.confidence < BELOW)).toBe(true);
 
@@ -155,5 +159,5 @@ describe("issue 51: review → labels → evaluation → calibration, on the rea
       );
     }
     console.log(`review loop end to end: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  }, 600_000);
+  }, 900_000);
 });
