@@ -224,6 +224,7 @@ async function main(): Promise<void> {
     console.log(
       `\ndecide p50 through the edge (instant engine, 180 each, alternating): no calibrations ${p.toFixed(2)} ms, calibrated question ${c.toFixed(2)} ms (ratio ${(c / p).toFixed(2)})`,
     );
+    if (hasReviews) await reviewCost(edge.url, plain.headers, reviewed.headers);
     await stateReadingCost(
       edge.url,
       { plain: plain.headers, map: calibrated.headers, words: words.headers },
@@ -236,6 +237,30 @@ async function main(): Promise<void> {
     await engine.stop();
     await services.stop();
   }
+}
+
+/**
+ * A review rule's cost in time (issue 51): the same decide, alternating an account without rules and one whose
+ * rule keeps every decide (matched and written after the response), same run.
+ */
+async function reviewCost(
+  url: string,
+  plain: Record<string, string>,
+  reviewed: Record<string, string>,
+): Promise<void> {
+  const times: Record<"plain" | "reviewed", number[]> = { plain: [], reviewed: [] };
+  for (let i = 0; i < 400; i++) {
+    const which = i % 2 === 0 ? "plain" : "reviewed";
+    const headers = which === "plain" ? plain : reviewed;
+    const t0 = performance.now();
+    await (await fetch(`${url}/v1/decide`, { method: "POST", headers, body: BODY })).text();
+    if (i >= 40) times[which].push(performance.now() - t0);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const [p, r] = [median(times.plain), median(times.reviewed)];
+  console.log(
+    `decide p50 through the edge (instant engine, 180 each, alternating): no review rules ${p.toFixed(2)} ms, every decide kept for review ${r.toFixed(2)} ms (ratio ${(r / p).toFixed(2)})`,
+  );
 }
 
 /** Whether the measured checkout's database has `table` (a checkout from before a migration lacks it). */

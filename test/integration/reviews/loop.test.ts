@@ -130,7 +130,7 @@ describe("issue 51: review → labels → evaluation → calibration, on the rea
       progress: { total: matched.size },
     });
 
-    let loop: Record<string, any> = {};
+    let loop: { status?: string; calibration?: string; evaluation?: string } = {};
     for (const end = Date.now() + 300_000; Date.now() < end; await sleep(1_000)) {
       loop = (await api("GET", `/v1/review-rules/${rule}`)).json.loop;
       if (loop.status !== "evaluating" && loop.status !== "fitting") break;
