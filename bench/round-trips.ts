@@ -113,6 +113,30 @@ async function calibrate(
   });
 }
 
+/**
+ * Gives the account a review rule on BODY's question (issue 51) that keeps every decide (`sample_rate` 1), as
+ * createReviewRule stores it: the decide then matches and keeps in the background.
+ */
+async function reviewRule(env: Parameters<typeof fundedAccount>[0], accountId: string): Promise<void> {
+  const definition = '{"type":"check","instructions":"Does the customer ask for a refund?"}';
+  const fingerprint = await questionFingerprint({
+    id: "refund",
+    type: "check",
+    instructions: "Does the customer ask for a refund?",
+    criteria: null,
+  });
+  await withNodeClient(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY }, async (q) => {
+    await q(
+      `INSERT INTO review_rules (id, account_id, mode, question, fingerprint, abstained, sample_rate)
+       VALUES ('rrule_01JDBENCH000000000000000', $1, 'live', $2, $3, true, 1)`,
+      [accountId, definition, fingerprint],
+    );
+    await q("UPDATE accounts SET review_rules_generation = review_rules_generation + 1 WHERE id = $1", [
+      accountId,
+    ]);
+  });
+}
+
 const BODY = JSON.stringify({
   state: { ticket: "The parcel arrived broken and I want my money back.", customer: { tier: "gold" } },
   questions: { refund: { type: "check", instructions: "Does the customer ask for a refund?" } },
@@ -145,6 +169,9 @@ async function main(): Promise<void> {
     const model = stateWordsCalibration();
     const words = await fundedAccount(services.env, edge.url);
     await calibrate(services.env, words.accountId, model);
+    const reviewed = await fundedAccount(services.env, edge.url);
+    const hasReviews = await tableExists(services.env, "review_rules");
+    if (hasReviews) await reviewRule(services.env, reviewed.accountId);
     let headers = plain.headers;
     const decide = (extra: Record<string, string>) =>
       fetch(`${edge.url}/v1/decide`, { method: "POST", headers: { ...headers, ...extra }, body: BODY });
@@ -161,6 +188,12 @@ async function main(): Promise<void> {
       ["calibrated question, fresh idempotency key", { "idempotency-key": `rt-c-${Date.now()}` }, calibrated],
       ["state-reading calibration, first decide of the isolate (model loaded)", {}, words],
       ["state-reading calibration, model cached", {}, words],
+      ...(hasReviews
+        ? ([
+            ["review rule keeps it, first decide of the isolate (rules loaded)", {}, reviewed],
+            ["review rule keeps it, rules cached", {}, reviewed],
+          ] as const)
+        : []),
     ] as const) {
       headers = account.headers;
       await new Promise((r) => setTimeout(r, 600)); // earlier background writes settle
@@ -173,7 +206,7 @@ async function main(): Promise<void> {
       const d = (await doCalls()) - before.d;
       await new Promise((r) => setTimeout(r, 600));
       console.log(
-        `| ${label} | ${res.status} | ${path.r} | ${d} | ${path.p} | ${neonHttp.count() - before.p} (usage event, ledger journal) |`,
+        `| ${label} | ${res.status} | ${path.r} | ${d} | ${path.p} | ${neonHttp.count() - before.p} (usage event, ledger journal${account === reviewed ? ", the rules, the kept item" : ""}) |`,
       );
     }
     // The calibration's cost in time: the same decide, alternating an account without calibrations and one
@@ -191,6 +224,7 @@ async function main(): Promise<void> {
     console.log(
       `\ndecide p50 through the edge (instant engine, 180 each, alternating): no calibrations ${p.toFixed(2)} ms, calibrated question ${c.toFixed(2)} ms (ratio ${(c / p).toFixed(2)})`,
     );
+    if (hasReviews) await reviewCost(edge.url, plain.headers, reviewed.headers);
     await stateReadingCost(
       edge.url,
       { plain: plain.headers, map: calibrated.headers, words: words.headers },
@@ -203,6 +237,38 @@ async function main(): Promise<void> {
     await engine.stop();
     await services.stop();
   }
+}
+
+/**
+ * A review rule's cost in time (issue 51): the same decide, alternating an account without rules and one whose
+ * rule keeps every decide (matched and written after the response), same run.
+ */
+async function reviewCost(
+  url: string,
+  plain: Record<string, string>,
+  reviewed: Record<string, string>,
+): Promise<void> {
+  const times: Record<"plain" | "reviewed", number[]> = { plain: [], reviewed: [] };
+  for (let i = 0; i < 400; i++) {
+    const which = i % 2 === 0 ? "plain" : "reviewed";
+    const headers = which === "plain" ? plain : reviewed;
+    const t0 = performance.now();
+    await (await fetch(`${url}/v1/decide`, { method: "POST", headers, body: BODY })).text();
+    if (i >= 40) times[which].push(performance.now() - t0);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const [p, r] = [median(times.plain), median(times.reviewed)];
+  console.log(
+    `decide p50 through the edge (instant engine, 180 each, alternating): no review rules ${p.toFixed(2)} ms, every decide kept for review ${r.toFixed(2)} ms (ratio ${(r / p).toFixed(2)})`,
+  );
+}
+
+/** Whether the measured checkout's database has `table` (a checkout from before a migration lacks it). */
+async function tableExists(env: Parameters<typeof fundedAccount>[0], table: string): Promise<boolean> {
+  return withNodeClient(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY }, async (q) => {
+    const { rows } = await q("SELECT to_regclass($1) IS NOT NULL AS there", [table]);
+    return rows[0]?.there === true;
+  });
 }
 
 /**

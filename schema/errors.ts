@@ -115,6 +115,30 @@ export const EXTENSION_ERRORS = {
     "no",
     "The cross-validated NLL of the fitted map is not better than the version's own; nothing was applied.",
   ),
+  review_rule_not_found: e(
+    "not_found",
+    404,
+    "no",
+    "No review rule with that id in the account (of the caller's mode).",
+  ),
+  review_not_found: e(
+    "not_found",
+    404,
+    "no",
+    "No review with that id in the account (of the caller's mode).",
+  ),
+  review_rule_limit_reached: e(
+    "conflict",
+    409,
+    "no",
+    "The account has 100 review rules; delete one before creating another.",
+  ),
+  review_already_reviewed: e(
+    "conflict",
+    409,
+    "no",
+    "The review was already labelled or skipped (by this or another reviewer); take the next one.",
+  ),
   checkout_renewals_exceeded: e(
     "conflict",
     409,

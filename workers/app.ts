@@ -31,6 +31,7 @@ import { listModels } from "./routes/models/list";
 import { openApiDocument, registerSecuritySchemes } from "./routes/openapi/get";
 import { listPublicPlans } from "./routes/plans/list";
 import { QUESTION_ENDPOINTS } from "./routes/questions/endpoints";
+import { REVIEW_ENDPOINTS } from "./routes/reviews/endpoints";
 import { getUsage } from "./routes/usage/get";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import { provideServices } from "./services";
@@ -51,6 +52,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_ENDPOINTS,
   ...EVALUATION_ENDPOINTS,
   ...CALIBRATION_ENDPOINTS,
+  ...REVIEW_ENDPOINTS,
   ...BATCH_ENDPOINTS,
   ...QUESTION_ENDPOINTS,
   createCheckoutSession,

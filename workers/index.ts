@@ -11,6 +11,7 @@ import { sweepEvaluations } from "./evaluations/sweep";
 import { ledgerStub } from "./ledger/stub";
 import { logEvent } from "./observability/log";
 import { sweepQuestionDrift } from "./questions/sweep";
+import { sweepReviews } from "./reviews/sweep";
 import { database } from "./stores/db";
 import { pruneUsageEvents, repairRecentUsageRollups } from "./stores/usage-rollups";
 
@@ -52,6 +53,7 @@ export default {
       );
       if (env.DATABASE_URL) ctx.waitUntil(sweepEvaluations(env));
       if (env.DATABASE_URL) ctx.waitUntil(sweepCalibrations(env));
+      if (env.DATABASE_URL) ctx.waitUntil(sweepReviews(env));
       if (env.DATABASE_URL) ctx.waitUntil(sweepBatches(env));
       if (env.DATABASE_URL)
         ctx.waitUntil(sweepInvitations({ db: database(env), email: httpEmailSender(env) }));

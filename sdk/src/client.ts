@@ -28,6 +28,7 @@ import type {
   UsageQuery,
   UsageReport,
 } from "./resource-types.js";
+import { Reviews } from "./reviews.js";
 import { DEFAULT_TIMEOUTS } from "./timeouts.js";
 import {
   type ApiResponse,
@@ -63,6 +64,8 @@ export class SvcClient {
   readonly batches: Batches;
   /** The account's questions, their answers over time and their drift (issue 52). */
   readonly questions: AccountQuestions;
+  /** Review rules, the queue and the loop (issue 51). */
+  readonly reviews: Reviews;
   /** Webhook signatures: `verify` a call your endpoint received, `sign` one for your tests. */
   readonly webhooks = webhooks;
   private readonly transport: Transport;
@@ -72,6 +75,7 @@ export class SvcClient {
     this.transport = new Transport(options);
     this.batches = new Batches(this.transport, options.timeoutMs ?? DEFAULT_TIMEOUTS.timeoutMs);
     this.questions = new AccountQuestions(this.transport);
+    this.reviews = new Reviews(this.transport);
   }
 
   /**
@@ -243,6 +247,14 @@ export class SvcClient {
   /** DELETE /v1/calibrations/{id}: stops applying it (`active: false`); replays keep the answers it gave. */
   async deleteCalibration(id: string, options?: RequestOptions): Promise<Calibration> {
     return (await this.call<Calibration>("deleteCalibration", {}, options, id)).data;
+  }
+
+  /**
+   * POST /v1/calibrations/{id}/activate: applies a stored, inactive calibration (a review loop's fit), replacing
+   * the question's active one (409 `calibration_limit_reached` past the cap).
+   */
+  async activateCalibration(id: string, options?: RequestOptions): Promise<Calibration> {
+    return (await this.call<Calibration>("activateCalibration", {}, options, id)).data;
   }
 
   /**

@@ -25,6 +25,7 @@ export function playgroundCaller(account: AccountRow): KeyRecord {
       tpmLimit: account.tpmLimit,
       contentLogDays: account.contentLogDays,
       calibrationsGeneration: account.calibrationsGeneration,
+      reviewRulesGeneration: account.reviewRulesGeneration,
     },
   };
 }

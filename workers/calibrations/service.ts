@@ -7,12 +7,14 @@ import type { MoneySubject } from "../limits/key-limits";
 import { readFit } from "../stores/calibration-fits";
 import { insertFitting } from "../stores/calibration-fitting";
 import {
+  activateCalibrationRow,
   type CalibrationMode,
   type CalibrationRow,
   deactivateCalibration,
   type FittedCalibration,
   findCalibration,
   insertCalibration,
+  insertInactiveCalibration,
   type ModeScope,
   listCalibrations as selectCalibrations,
 } from "../stores/calibrations";
@@ -239,4 +241,38 @@ export async function deleteCalibration(
   if (!row) throw notFound(id);
   deps.calibrations.invalidate(owner.accountId);
   return row;
+}
+
+/**
+ * proposeCalibration (issue 51): the same fit as createCalibration, stored but not applied (`active: false`), for
+ * the user to compare and confirm with activateCalibration; never applied, it is deleted 30 days on like any
+ * inactive one.
+ */
+export async function proposeCalibration(
+  deps: CalibrationDeps,
+  owner: CalibrationOwner,
+  input: CalibrationInput,
+): Promise<CalibrationRow> {
+  return insertInactiveCalibration(deps.db, await fitLabels(deps, owner, input));
+}
+
+/**
+ * activateCalibration: an inactive calibration of the caller's modes becomes the active one of its (version,
+ * question, mode), replacing the one there (409 past the cap); an active one is answered as it is.
+ */
+export async function activateCalibration(
+  deps: CalibrationDeps,
+  owner: CalibrationOwner,
+  id: string,
+): Promise<CalibrationRow> {
+  const done = CALIBRATION_ID_PATTERN.test(id)
+    ? await activateCalibrationRow(deps.db, owner.accountId, id, owner.sees)
+    : null;
+  if (!done) throw notFound(id);
+  if (done.refused)
+    throw new ApiError("calibration_limit_reached", {
+      message: `The account has ${MAX_ACTIVE_CALIBRATIONS} active calibrations: delete one first.`,
+    });
+  deps.calibrations.invalidate(owner.accountId);
+  return done.row;
 }

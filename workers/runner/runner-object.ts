@@ -7,6 +7,8 @@ import type { Env } from "../env";
 import { type RunnerDeps, type RunnerMemory, runSlice } from "../evaluations/runner";
 import { TEST_DAILY_QUOTA } from "../limits/key-limits";
 import { errorText, logEvent } from "../observability/log";
+import { closeReviewLoops } from "../reviews/loop";
+import type { ReviewDeps } from "../reviews/rules";
 import { buildServices } from "../services";
 import { EvaluationQuota } from "../stores/evaluation-quota";
 import { redisAccess } from "../stores/redis";
@@ -23,17 +25,20 @@ const earliest = (a: NextRun, b: NextRun): NextRun => (a === null ? b : b === nu
 
 /**
  * One per account (named by the account id): THE background runner of the account — its evaluations, its batches,
- * its webhook events and its large calibration fits — driven by its alarm, never inside the request that created the work. Evaluations and
+ * its webhook events, its large calibration fits and its review loops —
+ * driven by its alarm, never inside the request that created the work. Evaluations and
  * batches run side by side in each alarm (each in its own slice); its storage holds only the account id and
  * failure counts; every item's and line's state is in Postgres, so a restart (of the Worker, the object or the
  * whole stack) loses nothing: the next alarm, a cron tick or a read of a stalled run picks it up.
  */
 export class EvaluationRunner extends DurableObject<Env> {
   private deps: (RunnerDeps & BatchRunnerDeps & BackgroundFitDeps) | null = null;
+  private reviewDeps: ReviewDeps | null = null;
 
   private runnerDeps(): RunnerDeps & BatchRunnerDeps & BackgroundFitDeps {
     if (!this.deps) {
       const services = buildServices(this.env);
+      this.reviewDeps = { db: services.db, limits: services.limits, calibrations: services.calibrations };
       this.deps = {
         db: services.db,
         env: this.env,
@@ -68,7 +73,12 @@ export class EvaluationRunner extends DurableObject<Env> {
     };
     const deps = this.runnerDeps();
     const [evaluations, batches, events, calibrations] = await Promise.all([
-      this.guard(accountId, "evaluations", () => runSlice(deps, accountId, memory.evaluations)),
+      this.guard(accountId, "evaluations", async () => {
+        const next = await runSlice(deps, accountId, memory.evaluations);
+        // A review rule's evaluation that just finished gets its calibration (issue 51).
+        if (this.reviewDeps) await closeReviewLoops(this.reviewDeps, accountId);
+        return next;
+      }),
       this.guard(accountId, "batches", () => runBatchSlice(deps, accountId, memory.batches)),
       this.guard(accountId, "webhooks", async () => {
         if (this.env.CONSOLE_SECRET)

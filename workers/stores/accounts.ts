@@ -13,6 +13,8 @@ export interface AccountRow {
   contentLogDays: number | null;
   /** Bumped whenever the account's calibrations change (0: never had one). */
   calibrationsGeneration: number;
+  /** Bumped whenever the account's review rules change (0: never had one). */
+  reviewRulesGeneration: number;
   createdAt: number;
 }
 
@@ -27,12 +29,13 @@ function toAccount(r: Record<string, unknown>): AccountRow {
     tpmLimit: toInt(r.tpm_limit),
     contentLogDays: toInt(r.content_log_days),
     calibrationsGeneration: toInt(r.calibrations_generation) ?? 0,
+    reviewRulesGeneration: toInt(r.review_rules_generation) ?? 0,
     createdAt: new Date(String(r.created_at)).getTime(),
   };
 }
 
 const COLUMNS =
-  "id, email, status, rpm_limit, tpm_limit, content_log_days, calibrations_generation, created_at";
+  "id, email, status, rpm_limit, tpm_limit, content_log_days, calibrations_generation, review_rules_generation, created_at";
 
 /** The account of a (lower-cased) address, created (`acc_` + ULID) when none has it. */
 export async function findOrCreateAccountByEmail(

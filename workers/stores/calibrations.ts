@@ -294,3 +294,73 @@ export async function calibrationMaps(
     ]),
   );
 }
+
+/**
+ * Stores `c` inactive (issue 51: a review loop's fit, applied only when the user confirms or the rule's auto-apply
+ * rule holds), deactivated now so that, never applied, the sweep deletes it with the other inactive ones.
+ */
+export async function insertInactiveCalibration(
+  db: Database,
+  c: Omit<CalibrationRow, "active" | "createdAt" | "deactivatedAt">,
+): Promise<CalibrationRow> {
+  const rows = (await db.sql().query(
+    `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n,
+                               metrics, features, learned, mode, active, deactivated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, false, now()) RETURNING ${ROW_COLUMNS}`,
+    [
+      c.id,
+      c.accountId,
+      c.evaluationId,
+      c.questionId,
+      c.model,
+      c.fingerprint,
+      c.question,
+      c.method,
+      JSON.stringify(c.map),
+      c.n,
+      c.metrics,
+      c.features ?? null,
+      c.learned ?? null,
+      c.mode,
+    ],
+  )) as Record<string, unknown>[];
+  return toRow(rows[0]!);
+}
+
+/**
+ * Makes an inactive calibration of the modes `sees` the active one of its (version, fingerprint, mode), replacing
+ * the one there, unless the account would pass MAX_ACTIVE_CALIBRATIONS. The row after (unchanged when refused or
+ * already active), null when not found.
+ */
+export async function activateCalibrationRow(
+  db: Database,
+  accountId: string,
+  id: string,
+  sees: ModeScope,
+): Promise<{ row: CalibrationRow; refused: boolean } | null> {
+  const found = await findCalibration(db, accountId, id, sees);
+  if (!found) return null;
+  if (found.active) return { row: found, refused: false };
+  const sql = db.sql();
+  const room = `(SELECT count(*) FROM calibrations WHERE account_id = $1 AND active
+                  AND NOT (model = $2 AND fingerprint = $3 AND mode = $4)) < ${MAX_ACTIVE_CALIBRATIONS}`;
+  const params = [accountId, found.model, found.fingerprint, found.mode, id];
+  const results = await sql.transaction([
+    sql.query(
+      `UPDATE accounts SET calibrations_generation = calibrations_generation + 1 WHERE id = $1 AND ${room}`,
+      params.slice(0, 4),
+    ),
+    sql.query(
+      `UPDATE calibrations SET active = false, deactivated_at = now()
+        WHERE account_id = $1 AND model = $2 AND fingerprint = $3 AND mode = $4 AND active AND id <> $5 AND ${room}`,
+      params,
+    ),
+    sql.query(
+      `UPDATE calibrations SET active = true, deactivated_at = NULL
+        WHERE id = $5 AND account_id = $1 AND NOT active AND ${room} RETURNING id`,
+      params,
+    ),
+  ]);
+  const refused = (results[2] as unknown[]).length === 0;
+  return { row: (await findCalibration(db, accountId, id, sees))!, refused };
+}

@@ -94,6 +94,7 @@ export async function insertEvaluation(
        SELECT $1, $2, $3, $4, $5, 'queued', $6, $7, $8::bigint
         WHERE (SELECT count(*) FROM evaluations WHERE account_id = $2 AND ${ACTIVE_SQL}) < $9
           AND (SELECT coalesce(sum(bytes), 0) FROM evaluations WHERE account_id = $2 AND expires_at > now())
+              + (SELECT coalesce(sum(bytes), 0) FROM reviews WHERE account_id = $2 AND expires_at > now())
               + $8::bigint <= $10::bigint
        RETURNING *`,
       [

@@ -27,6 +27,8 @@ export interface KeyRecord {
     readonly contentLogDays?: number | null;
     /** Bumped whenever the account's calibrations change; 0 (or absent) when it never had one. */
     readonly calibrationsGeneration?: number;
+    /** Bumped whenever the account's review rules change; 0 (or absent) when it never had one (issue 51). */
+    readonly reviewRulesGeneration?: number;
   };
 }
 
@@ -48,7 +50,7 @@ export class PostgresKeyStore implements KeyStore {
       `SELECT k.id, k.account_id, k.mode, k.secret_sha256, k.prefix, k.scopes, k.name, k.created_at,
               k.expires_at, k.revoked_at, k.rpm_limit, k.tpm_limit,
               a.status AS account_status, a.rpm_limit AS account_rpm, a.tpm_limit AS account_tpm,
-              a.content_log_days, a.calibrations_generation
+              a.content_log_days, a.calibrations_generation, a.review_rules_generation
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.secret_sha256 = $1`,
       [secretSha256],
@@ -73,6 +75,7 @@ export class PostgresKeyStore implements KeyStore {
         tpmLimit: toInt(r.account_tpm),
         contentLogDays: toInt(r.content_log_days),
         calibrationsGeneration: toInt(r.calibrations_generation) ?? 0,
+        reviewRulesGeneration: toInt(r.review_rules_generation) ?? 0,
       },
     };
   }

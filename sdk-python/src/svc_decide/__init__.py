@@ -11,6 +11,7 @@ from ._version import __version__
 from .async_client import AsyncClient
 from .batches import AsyncBatches, Batches
 from .questions import AccountQuestions, AsyncAccountQuestions
+from .reviews import AsyncReviews, Reviews
 from .client import Client
 from .error_catalogue import KNOWN_CODES, TYPE_STATUS, is_known_code
 from .errors import (
@@ -44,6 +45,7 @@ __all__ = [
     "AsyncBatches",
     "AsyncAccountQuestions",
     "AsyncClient",
+    "AsyncReviews",
     "AuthenticationError",
     "Batches",
     "AccountQuestions",
@@ -63,6 +65,7 @@ __all__ = [
     "RateLimitError",
     "ResponseMeta",
     "RetryPolicy",
+    "Reviews",
     "ServiceUnavailableError",
     "SvcError",
     "TYPE_STATUS",

@@ -114,6 +114,22 @@ describe("the batch operations (issue 42): operation ids mapped to `client.batch
     expect(PENDING.filter((name) => batchOps.includes(name))).toEqual([]);
   });
 
+  it("issue 51: each review operation id has its `client.reviews` method", () => {
+    const reviewOps = Object.keys(NAMESPACED_METHODS).filter((op) => !op.includes("Batch"));
+    expect(reviewOps.map(clientMethodName)).toEqual([
+      "reviews.createRule",
+      "reviews.listRules",
+      "reviews.retrieveRule",
+      "reviews.deleteRule",
+      "reviews.next",
+      "reviews.evaluate",
+      "reviews.list",
+      "reviews.label",
+      "reviews.skip",
+    ]);
+    for (const op of reviewOps) expect(typeof clientMethod(clientMethodName(op)), op).toBe("function");
+  });
+
   it("a document with the batch routes (as the brief declares them) matches the SDK; a wrong method is reported", () => {
     const withBatches = structuredClone(doc);
     const op = (operationId: string) => ({ operationId, security: [{ apiKey: [] }], responses: {} });

@@ -12,6 +12,7 @@ import { QUESTION_ID_PATTERN } from "../../../schema/decide";
 import { EVALUATION_ID_PATTERN } from "../../../schema/evaluations";
 import { calibrationJson, calibrationListJson } from "../../calibrations/json";
 import {
+  activateCalibration,
   type CalibrationInput,
   createCalibration,
   deleteCalibration,
@@ -122,6 +123,22 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
     async function getCalibrationHandler(c, owner) {
       const row = await getCalibration(c.var, owner, pathId(c), { kick: kickInBackground(c) });
       return jsonText(c, calibrationJson(row), 200);
+    },
+  ),
+  apiAndConsole(
+    {
+      method: "post",
+      path: "/v1/calibrations/{id}/activate",
+      operationId: "activateCalibration",
+      summary:
+        "Apply a stored, inactive calibration (a review loop's fit), replacing the question's active one",
+      request: { params: CalibrationPathParams },
+      responses: { 200: jsonResponse("The calibration, `active: true`.", Calibration) },
+      errors: ["calibration_not_found", "calibration_limit_reached"],
+    },
+    CALIBRATION_CALLERS,
+    async function activateCalibrationHandler(c, owner) {
+      return jsonText(c, calibrationJson(await activateCalibration(c.var, owner, pathId(c))), 200);
     },
   ),
   apiAndConsole(

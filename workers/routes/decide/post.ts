@@ -19,6 +19,7 @@ import { validateDecideRequest } from "../../decide/validate";
 import { DECIDE_BODY_ERRORS } from "../../http/body-errors";
 import { runFrontDoor } from "../../http/front-door";
 import { publishRateLimit } from "../../limits/headers";
+import { keepForReviewInBackground } from "../../reviews/capture";
 import type { KeyRecord } from "../../stores/keys";
 import { endpoint } from "../define";
 import { jsonResponse } from "../responses";
@@ -104,6 +105,7 @@ export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<R
     const json = decisionJson(outcome.decision);
     logContentInBackground(c, key, input.body, json);
     tallyQuestions(c, event, input.request, outcome);
+    keepForReviewInBackground(c, key, input, outcome, json);
     c.header("content-type", "application/json");
     return c.body(json, 200);
   } catch (err) {
