@@ -9,6 +9,7 @@ const NAV: Array<[page: string, href: string, label: string]> = [
   ["playground", "/console/playground", "Playground"],
   ["evaluate", "/console/evaluate", "Evaluate"],
   ["calibrations", "/console/calibrations", "Calibrations"],
+  ["reviews", "/console/reviews", "Review"],
   ["batches", "/console/batches", "Batches"],
   ["settings", "/console/settings", "Settings"],
 ];

@@ -8,6 +8,7 @@ import { evaluatePage } from "./pages/evaluate";
 import { keysPage } from "./pages/keys";
 import { overviewPage } from "./pages/overview";
 import { playgroundPage } from "./pages/playground";
+import { reviewsPage } from "./pages/reviews";
 import { settingsPage } from "./pages/settings";
 import { signInPage } from "./pages/sign-in";
 import { usagePage } from "./pages/usage";
@@ -23,6 +24,7 @@ const PAGES: Record<string, Render> = {
   playground: playgroundPage,
   evaluate: evaluatePage,
   calibrations: calibrationsPage,
+  reviews: reviewsPage,
   batches: batchesPage,
   settings: settingsPage,
 };

@@ -9,6 +9,7 @@ export const CONSOLE_PAGES: Record<string, { page: string; title: string }> = {
   "/console/playground": { page: "playground", title: "Playground" },
   "/console/evaluate": { page: "evaluate", title: "Evaluate" },
   "/console/calibrations": { page: "calibrations", title: "Calibrations" },
+  "/console/reviews": { page: "reviews", title: "Review" },
   "/console/batches": { page: "batches", title: "Batches" },
   "/console/settings": { page: "settings", title: "Settings" },
 };
