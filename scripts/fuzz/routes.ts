@@ -50,7 +50,13 @@ export interface BodyRoute {
 }
 
 /** Path ids that pass the routes' id checks (so the body is read), by the resource before them. */
-const ID_PREFIX: Record<string, string> = { key: "key_", evaluation: "eval_", account: "acc_" };
+const ID_PREFIX: Record<string, string> = {
+  key: "key_",
+  evaluation: "eval_",
+  account: "acc_",
+  review: "rev_",
+  "review-rule": "rrule_",
+};
 
 const ENV = {
   CONSOLE_SECRET: "fuzz-console-secret-0123456789abcdefghij",
@@ -119,7 +125,7 @@ export async function bodyRoutes(): Promise<{
     const path = honoPath(e.route.path);
     app.on([method], [path], e.handler);
     declared.set(`${method} ${path}`, e.codes);
-    const url = `https://svc.test${e.route.path.replaceAll(/\/(\w+?)s?\/{[^}]+}/g, (_m, resource: string) => `/${resource}s/${ID_PREFIX[resource] ?? ""}01JFUZZ0000000000000000000`)}`;
+    const url = `https://svc.test${e.route.path.replaceAll(/\/([\w-]+?)s?\/{[^}]+}/g, (_m, resource: string) => `/${resource}s/${ID_PREFIX[resource] ?? ""}01JFUZZ0000000000000000000`)}`;
     routes.push({ key: `${method} ${path}`, endpoint: e, url, fields: [] });
   }
   app.onError(errorHandler(declared));

@@ -80,8 +80,8 @@ def test_every_public_operation_has_a_method_with_its_method_path_and_auth(stack
 
 def test_the_batch_operation_ids_map_to_client_batches_methods_sync_and_async() -> None:
     ids = ["createBatch", "listBatches", "getBatch", "cancelBatch", "deleteBatch", "getBatchResults"]
-    assert [snake(i) for i in ids] == list(NAMESPACED_METHODS)
-    assert list(NAMESPACED_METHODS.values()) == [
+    assert [snake(i) for i in ids] == [n for n in NAMESPACED_METHODS if "batch" in n]
+    assert [m for m in NAMESPACED_METHODS.values() if m.startswith("batches.")] == [
         "batches.create",
         "batches.list",
         "batches.retrieve",

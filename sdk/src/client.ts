@@ -27,6 +27,7 @@ import type {
   UsageQuery,
   UsageReport,
 } from "./resource-types.js";
+import { Reviews } from "./reviews.js";
 import { DEFAULT_TIMEOUTS } from "./timeouts.js";
 import {
   type ApiResponse,
@@ -60,6 +61,8 @@ const MODELS_TTL_MS = 5 * 60_000;
 export class SvcClient {
   /** The batch routes: `create`, `retrieve`, `list`, `cancel`, `delete`, `results`. */
   readonly batches: Batches;
+  /** Review rules, the queue and the loop (issue 51). */
+  readonly reviews: Reviews;
   /** Webhook signatures: `verify` a call your endpoint received, `sign` one for your tests. */
   readonly webhooks = webhooks;
   private readonly transport: Transport;
@@ -68,6 +71,7 @@ export class SvcClient {
   constructor(private readonly options: ClientOptions) {
     this.transport = new Transport(options);
     this.batches = new Batches(this.transport, options.timeoutMs ?? DEFAULT_TIMEOUTS.timeoutMs);
+    this.reviews = new Reviews(this.transport);
   }
 
   /**
@@ -239,6 +243,14 @@ export class SvcClient {
   /** DELETE /v1/calibrations/{id}: stops applying it (`active: false`); replays keep the answers it gave. */
   async deleteCalibration(id: string, options?: RequestOptions): Promise<Calibration> {
     return (await this.call<Calibration>("deleteCalibration", {}, options, id)).data;
+  }
+
+  /**
+   * POST /v1/calibrations/{id}/activate: applies a stored, inactive calibration (a review loop's fit), replacing
+   * the question's active one (409 `calibration_limit_reached` past the cap).
+   */
+  async activateCalibration(id: string, options?: RequestOptions): Promise<Calibration> {
+    return (await this.call<Calibration>("activateCalibration", {}, options, id)).data;
   }
 
   /**

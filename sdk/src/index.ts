@@ -51,6 +51,8 @@ export {
   type RetryOptions,
   retryDelay,
 } from "./retry.js";
+export type * from "./review-types.js";
+export { Reviews } from "./reviews.js";
 export { attemptTimeoutMs, DEFAULT_TIMEOUTS, type TimeoutOptions } from "./timeouts.js";
 export type {
   ApiResponse,

@@ -37,6 +37,23 @@ export const OPERATIONS = {
   listCalibrations: { method: "GET", path: "/v1/calibrations", auth: true },
   getCalibration: { method: "GET", path: "/v1/calibrations/{id}", auth: true },
   deleteCalibration: { method: "DELETE", path: "/v1/calibrations/{id}", auth: true },
+  activateCalibration: { method: "POST", path: "/v1/calibrations/{id}/activate", auth: true },
+  // Reviews (issue 51) are reached through `client.reviews` (NAMESPACED_METHODS). A rule's create and a loop's
+  // evaluation are not sent again where the API may have acted; a label answers 409 when it was already made.
+  createReviewRule: { method: "POST", path: "/v1/review-rules", auth: true, idempotent: false },
+  listReviewRules: { method: "GET", path: "/v1/review-rules", auth: true },
+  getReviewRule: { method: "GET", path: "/v1/review-rules/{id}", auth: true },
+  deleteReviewRule: { method: "DELETE", path: "/v1/review-rules/{id}", auth: true },
+  claimNextReview: { method: "POST", path: "/v1/review-rules/{id}/next", auth: true },
+  createReviewRuleEvaluation: {
+    method: "POST",
+    path: "/v1/review-rules/{id}/evaluations",
+    auth: true,
+    idempotent: false,
+  },
+  listReviews: { method: "GET", path: "/v1/reviews", auth: true },
+  labelReview: { method: "POST", path: "/v1/reviews/{id}/label", auth: true },
+  skipReview: { method: "POST", path: "/v1/reviews/{id}/skip", auth: true },
   // Batches (issue 42) are reached through `client.batches` (NAMESPACED_METHODS). The create is sent again
   // after a 500 or a timeout only with the caller's idempotency key (set per call).
   createBatch: { method: "POST", path: "/v1/batches", auth: true, idempotent: false },
@@ -61,6 +78,15 @@ export const NAMESPACED_METHODS = {
   cancelBatch: "batches.cancel",
   deleteBatch: "batches.delete",
   getBatchResults: "batches.results",
+  createReviewRule: "reviews.createRule",
+  listReviewRules: "reviews.listRules",
+  getReviewRule: "reviews.retrieveRule",
+  deleteReviewRule: "reviews.deleteRule",
+  claimNextReview: "reviews.next",
+  createReviewRuleEvaluation: "reviews.evaluate",
+  listReviews: "reviews.list",
+  labelReview: "reviews.label",
+  skipReview: "reviews.skip",
 } as const satisfies Partial<Record<OperationName, `${string}.${string}`>>;
 
 /** Paths of routes that are not the SDK's (the browser console's, session based). */

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { ulid } from "ulid";
 import { getMember, isJsonObject, type JsonValue } from "../../schema/json";
 import { jsonText, readJsonText } from "../../schema/json-text";
-import { MAX_KEPT_PER_RULE, REVIEW_RETENTION_DAYS } from "../../schema/reviews";
+import { MAX_KEPT_PER_RULE, REVIEW_RETENTION_DAYS } from "../../schema/review-limits";
 import type { AppEnv } from "../context/app-env";
 import { inBackground } from "../context/background";
 import type { MoneyPathInput, MoneyPathOutcome } from "../decide/money-path-types";

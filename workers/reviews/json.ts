@@ -1,4 +1,4 @@
-import { MAX_KEPT_PER_RULE } from "../../schema/reviews";
+import { MAX_KEPT_PER_RULE } from "../../schema/review-limits";
 import type { ReviewRuleRow } from "../stores/review-rules";
 import type { ReviewRow } from "../stores/reviews";
 

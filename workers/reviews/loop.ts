@@ -1,6 +1,8 @@
 import { applyMap } from "../../schema/calibration-map";
 import { MIN_CHECK_LABELS_EACH, MIN_ITEMS } from "../../schema/calibrations";
 import { DEFAULT_MODEL } from "../../schema/decide";
+import { getMember, isJsonObject } from "../../schema/json";
+import { readJsonText } from "../../schema/json-text";
 import { applyWordsModel, readWordsModel } from "../../schema/learned/model";
 import { nll } from "../../schema/metrics";
 import { parseStrictJson } from "../../schema/strict-json";
@@ -12,6 +14,7 @@ import { createEvaluation, type EvaluationDeps } from "../evaluations/service";
 import { MAX_ITEMS, validateEvaluationBody } from "../evaluations/validate";
 import { errorText, logEvent } from "../observability/log";
 import { activeCalibrations, type CalibrationRow, learnedModels } from "../stores/calibrations";
+import { listItems } from "../stores/evaluation-items";
 import { type EvaluationRow, findEvaluation } from "../stores/evaluations";
 import { type ReviewRuleRow, rulesAwaitingFit, setReviewLoop, takeLoop } from "../stores/review-rules";
 import { labelledReviews, type ReviewRow } from "../stores/reviews";
@@ -101,6 +104,14 @@ async function incumbentNll(deps: ReviewDeps, fitted: CalibrationRow): Promise<n
   );
 }
 
+/** The one question id of a loop's evaluation (every item asks it): the first item's. */
+async function loopQuestionId(deps: ReviewDeps, evaluationId: string): Promise<string> {
+  const [first] = await listItems(deps.db, evaluationId, 0, 1);
+  const request = first ? readJsonText(first.request) : null;
+  const questions = isJsonObject(request) ? getMember(request, "questions") : undefined;
+  return isJsonObject(questions) ? (questions.entries[0]?.[0] ?? "") : "";
+}
+
 /**
  * One rule's finished evaluation: a failed or cancelled one fails the loop; a done one is fitted (the
  * calibrations service, stored inactive) and applied only when the rule opted in (`auto_apply`) and its
@@ -124,7 +135,7 @@ async function closeLoop(deps: ReviewDeps, rule: ReviewRuleRow): Promise<void> {
     sees: rule.mode,
     subject: { keyId: `playground_${rule.accountId}`, accountId: rule.accountId, mode: "test" },
   };
-  const questionId = Object.keys(e.metrics ?? {})[0] ?? "";
+  const questionId = await loopQuestionId(deps, e.id);
   try {
     const fitted = await proposeCalibration(deps, owner, { evaluationId: e.id, questionId });
     const metrics = JSON.parse(fitted.metrics) as { after: { nll: number } };

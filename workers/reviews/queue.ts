@@ -8,7 +8,7 @@ import {
   REVIEW_RULE_ID_PATTERN,
   REVIEW_STATUSES,
   type ReviewStatus,
-} from "../../schema/reviews";
+} from "../../schema/review-limits";
 import type { AppEnv } from "../context/app-env";
 import { checkQuestions } from "../decide/validate-question";
 import { ApiError } from "../errors";

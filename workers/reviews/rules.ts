@@ -1,7 +1,7 @@
 import { ulid } from "ulid";
 import { MODEL_NAME_PATTERN } from "../../schema/decide";
 import { type JsonValue, jsonObject } from "../../schema/json";
-import { DEFAULT_SAMPLE_RATE, MAX_REVIEW_RULES, REVIEW_RULE_ID_PATTERN } from "../../schema/reviews";
+import { DEFAULT_SAMPLE_RATE, MAX_REVIEW_RULES, REVIEW_RULE_ID_PATTERN } from "../../schema/review-limits";
 import type { Services } from "../context/services";
 import { questionDefinition, questionFingerprint } from "../decide/question-fingerprint";
 import { resolveModel } from "../decide/resolve-model";

@@ -10,6 +10,7 @@ from ._http import ApiResponse, ResponseMeta
 from ._version import __version__
 from .async_client import AsyncClient
 from .batches import AsyncBatches, Batches
+from .reviews import AsyncReviews, Reviews
 from .client import Client
 from .error_catalogue import KNOWN_CODES, TYPE_STATUS, is_known_code
 from .errors import (
@@ -42,6 +43,7 @@ __all__ = [
     "ApiResponse",
     "AsyncBatches",
     "AsyncClient",
+    "AsyncReviews",
     "AuthenticationError",
     "Batches",
     "Client",
@@ -60,6 +62,7 @@ __all__ = [
     "RateLimitError",
     "ResponseMeta",
     "RetryPolicy",
+    "Reviews",
     "ServiceUnavailableError",
     "SvcError",
     "TYPE_STATUS",

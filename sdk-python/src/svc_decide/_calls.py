@@ -51,6 +51,12 @@ def of_calibration(name: str, calibration_id: str) -> Call:
     return _of_one(name, calibration_id, None)
 
 
+def of_one(name: str, resource_id: str, body: Any = None) -> Call:
+    """An operation on one resource (``{id}`` in its path), with an optional JSON body."""
+    call = _of_one(name, resource_id, None)
+    return call if body is None else Call(call.operation, body=body)
+
+
 def _of_one(name: str, resource_id: str, query: Optional[Mapping[str, Optional[str]]]) -> Call:
     op = OPERATIONS[name]
     path = op.path.replace("{id}", quote(resource_id, safe=""))

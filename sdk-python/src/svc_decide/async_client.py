@@ -23,6 +23,7 @@ from ._http import (
 )
 from ._jsonl import JsonLines
 from .batches import AsyncBatches
+from .reviews import AsyncReviews
 from .errors import SvcError, evaluation_wait_timeout, with_attempts
 from .operations import FINAL_EVALUATION_STATUSES
 from .retry import RetryPolicy, RetryState
@@ -78,6 +79,8 @@ class AsyncClient:
         self._http = http_client or httpx.AsyncClient()
         #: The batch routes: ``create``, ``retrieve``, ``list``, ``cancel``, ``delete``, ``results``.
         self.batches = AsyncBatches(self._send, self._stream_lines)
+        #: Review rules, the queue and the loop (issue 51).
+        self.reviews = AsyncReviews(self._send)
 
     async def decide(
         self,
@@ -237,6 +240,13 @@ class AsyncClient:
         """GET /v1/calibrations/{id}: a calibration, active or not."""
         call = _calls.of_calibration("get_calibration", calibration_id)
         return cast(Calibration, (await self._send(call, CallOptions(**options))).data)
+
+    async def activate_calibration(self, calibration_id: str, **options: Any) -> Calibration:
+        """POST /v1/calibrations/{id}/activate: applies a stored, inactive calibration (a review loop's fit),
+        replacing the question's active one."""
+        call = _calls.of_calibration("activate_calibration", calibration_id)
+        response = await self._send(call, CallOptions(**options))
+        return cast(Calibration, response.data)
 
     async def delete_calibration(self, calibration_id: str, **options: Any) -> Calibration:
         """DELETE /v1/calibrations/{id}: stops applying it (``active`` False); replays keep the answers it gave."""

@@ -21,6 +21,7 @@ from ._http import (
 )
 from ._jsonl import JsonLines
 from .batches import Batches
+from .reviews import Reviews
 from .errors import SvcError, evaluation_wait_timeout, with_attempts
 from .operations import FINAL_EVALUATION_STATUSES
 from .retry import RetryPolicy, RetryState
@@ -76,6 +77,8 @@ class Client:
         self._http = http_client or httpx.Client()
         #: The batch routes: ``create``, ``retrieve``, ``list``, ``cancel``, ``delete``, ``results``.
         self.batches = Batches(self._send, self._stream_lines)
+        #: Review rules, the queue and the loop (issue 51).
+        self.reviews = Reviews(self._send)
 
     def decide(
         self,
@@ -233,6 +236,12 @@ class Client:
     def get_calibration(self, calibration_id: str, **options: Any) -> Calibration:
         """GET /v1/calibrations/{id}: a calibration, active or not."""
         call = _calls.of_calibration("get_calibration", calibration_id)
+        return cast(Calibration, self._send(call, CallOptions(**options)).data)
+
+    def activate_calibration(self, calibration_id: str, **options: Any) -> Calibration:
+        """POST /v1/calibrations/{id}/activate: applies a stored, inactive calibration (a review loop's fit),
+        replacing the question's active one."""
+        call = _calls.of_calibration("activate_calibration", calibration_id)
         return cast(Calibration, self._send(call, CallOptions(**options)).data)
 
     def delete_calibration(self, calibration_id: str, **options: Any) -> Calibration:

@@ -38,6 +38,7 @@ OPERATIONS: Dict[str, Operation] = {
     "list_calibrations": Operation("GET", "/v1/calibrations", True),
     "get_calibration": Operation("GET", "/v1/calibrations/{id}", True),
     "delete_calibration": Operation("DELETE", "/v1/calibrations/{id}", True),
+    "activate_calibration": Operation("POST", "/v1/calibrations/{id}/activate", True),
     # Batches (issue 42), reached through ``client.batches`` (NAMESPACED_METHODS). The create is sent again
     # after a 500 or a timeout only with the caller's idempotency key (decided per call).
     "create_batch": Operation("POST", "/v1/batches", True, idempotent=False),
@@ -46,6 +47,17 @@ OPERATIONS: Dict[str, Operation] = {
     "cancel_batch": Operation("POST", "/v1/batches/{id}/cancel", True),
     "delete_batch": Operation("DELETE", "/v1/batches/{id}", True),
     "get_batch_results": Operation("GET", "/v1/batches/{id}/results", True),
+    # Reviews (issue 51), reached through ``client.reviews``. A rule's create and a loop's evaluation are not sent
+    # again where the API may have acted; a second label answers 409.
+    "create_review_rule": Operation("POST", "/v1/review-rules", True, idempotent=False),
+    "list_review_rules": Operation("GET", "/v1/review-rules", True),
+    "get_review_rule": Operation("GET", "/v1/review-rules/{id}", True),
+    "delete_review_rule": Operation("DELETE", "/v1/review-rules/{id}", True),
+    "claim_next_review": Operation("POST", "/v1/review-rules/{id}/next", True),
+    "create_review_rule_evaluation": Operation("POST", "/v1/review-rules/{id}/evaluations", True, idempotent=False),
+    "list_reviews": Operation("GET", "/v1/reviews", True),
+    "label_review": Operation("POST", "/v1/reviews/{id}/label", True),
+    "skip_review": Operation("POST", "/v1/reviews/{id}/skip", True),
 }
 
 #: Operations whose method sits in a namespace of the client (``client.batches.create``) rather than on the
@@ -57,6 +69,15 @@ NAMESPACED_METHODS: Dict[str, str] = {
     "cancel_batch": "batches.cancel",
     "delete_batch": "batches.delete",
     "get_batch_results": "batches.results",
+    "create_review_rule": "reviews.create_rule",
+    "list_review_rules": "reviews.list_rules",
+    "get_review_rule": "reviews.retrieve_rule",
+    "delete_review_rule": "reviews.delete_rule",
+    "claim_next_review": "reviews.next",
+    "create_review_rule_evaluation": "reviews.evaluate",
+    "list_reviews": "reviews.list",
+    "label_review": "reviews.label",
+    "skip_review": "reviews.skip",
 }
 
 #: Evaluation statuses after which nothing changes any more.

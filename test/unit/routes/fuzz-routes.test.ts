@@ -24,6 +24,12 @@ describe("fuzz: generated bodies through every route that takes one (console one
     expect(fields("PATCH /v1/console/keys/:id")).toContain("scopes");
     expect(fields("PATCH /v1/console/settings")).toContain("content_logging");
     expect(fields("POST /v1/decide")).toContain("state");
+    // Issue 51: the review routes, their bodies and ids that pass the path checks.
+    expect(fields("POST /v1/review-rules")).toEqual(["question", "model", "when", "auto_apply"]);
+    expect(fields("POST /v1/reviews/:id/label")).toEqual(["label"]);
+    expect(routes.find((r) => r.key === "POST /v1/review-rules/:id/next")?.url).toMatch(
+      /\/review-rules\/rrule_/,
+    );
   });
 
   it("the oracle sees a 500 before any service, an undeclared code, a status the catalogue does not give", async () => {

@@ -327,6 +327,7 @@ describe("issue 51: the loop and deletes", () => {
     const fk = (await q(
       `SELECT confdeltype FROM pg_constraint WHERE conrelid IN ('reviews'::regclass, 'review_rules'::regclass)
           AND contype = 'f' AND confrelid = 'accounts'::regclass`,
+      [],
     )) as any;
     const rows = Array.isArray(fk) ? fk : fk.rows;
     expect(rows.map((r: any) => r.confdeltype)).toEqual(["c", "c"]);

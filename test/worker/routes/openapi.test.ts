@@ -67,6 +67,20 @@ describe("GET /v1/openapi.json: an OpenAPI 3.1 document generated from the route
       "POST /v1/console/evaluations/{id}/cancel": "cancelConsoleEvaluation",
       "DELETE /v1/console/evaluations/{id}": "deleteConsoleEvaluation",
       "GET /v1/console/evaluations/{id}/items": "listConsoleEvaluationItems",
+      "POST /v1/review-rules": "createReviewRule",
+      "GET /v1/review-rules": "listReviewRules",
+      "GET /v1/review-rules/{id}": "getReviewRule",
+      "DELETE /v1/review-rules/{id}": "deleteReviewRule",
+      "POST /v1/review-rules/{id}/next": "claimNextReview",
+      "POST /v1/review-rules/{id}/evaluations": "createReviewRuleEvaluation",
+      "GET /v1/reviews": "listReviews",
+      "POST /v1/reviews/{id}/label": "labelReview",
+      "POST /v1/reviews/{id}/skip": "skipReview",
+      "POST /v1/calibrations/{id}/activate": "activateCalibration",
+      "POST /v1/console/review-rules": "createConsoleReviewRule",
+      "GET /v1/console/reviews": "listConsoleReviews",
+      "POST /v1/console/reviews/{id}/label": "labelConsoleReview",
+      "POST /v1/console/calibrations/{id}/activate": "activateConsoleCalibration",
     });
     expect(ops.map(([k]) => k)).not.toContain("POST /internal/accounts/{id}/suspend");
     expect(doc.paths["/v1/console/keys"]!.post!.security).toEqual([{ session: [] }, { appSession: [] }]);
