@@ -34,6 +34,7 @@ const TICKETS = [
 
 interface ReviewOut {
   id: string;
+  request_id: string;
   status: string;
   label: string | boolean | null;
   state: unknown;
@@ -129,12 +130,14 @@ describe.skipIf(!CHROMIUM)(
         rules[name] = rule.id;
       }
       // Four decides on the real model, each asking both questions: every one is kept by both rules.
+      const decided: string[] = [];
       for (const ticket of TICKETS) {
-        const [code, , text] = await keyFetch(key.secret, "POST", "/v1/decide", {
+        const [code, d, text] = await keyFetch<{ id: string }>(key.secret, "POST", "/v1/decide", {
           state: { ticket },
           questions: { refund: REFUND_CHECK, mood: MOOD },
         });
         expect(code, text).toBe(200);
+        decided.push(d.id);
       }
       const kept = async (rule: string, status = "") =>
         (
@@ -144,8 +147,15 @@ describe.skipIf(!CHROMIUM)(
             `/v1/reviews?rule=${rule}&limit=100${status && `&status=${status}`}`,
           )
         )[1].data;
-      await expect.poll(async () => (await kept(rules.refund!)).length, { timeout: 20_000 }).toBe(4);
-      await expect.poll(async () => (await kept(rules.mood!)).length, { timeout: 20_000 }).toBe(4);
+      // The rules keep after the response: wait for every decide in both queues (under a minute on a busy box).
+      const keptBoth = async () =>
+        [
+          (await kept(rules.refund!)).map((r) => r.request_id).sort(),
+          (await kept(rules.mood!)).map((r) => r.request_id).sort(),
+        ] as const;
+      await expect
+        .poll(keptBoth, { timeout: 60_000, interval: 1000 })
+        .toEqual([[...decided].sort(), [...decided].sort()]);
 
       // The queue of the check, by keyboard only: y, n, s, then an item someone else labels first.
       await page.goto(url(`/console/reviews#${rules.refund}`));

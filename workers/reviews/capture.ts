@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { ulid } from "ulid";
+import { decodeTime, ulid } from "ulid";
 import { getMember, isJsonObject, type JsonValue } from "../../schema/json";
 import { jsonText, readJsonText } from "../../schema/json-text";
 import { MAX_KEPT_PER_RULE, REVIEW_RETENTION_DAYS } from "../../schema/review-limits";
@@ -27,26 +27,44 @@ const utf8 = new TextEncoder();
  * a rule is never looked up at all.
  */
 const cache = new Map<string, { generation: number; rules: ReviewRuleRow[] }>();
-/** Accounts whose rules changed in this isolate, until the key cache's generation catches up. */
+/** When each account's rules last changed in this isolate (ms since the epoch). */
 const changed = new Map<string, number>();
 
 /** The account's rules were just created or deleted here: its decides in this isolate read them afresh. */
 export function forgetRules(accountId: string): void {
   cache.delete(accountId);
-  changed.set(accountId, Date.now() + KEY_CACHE_TTL_MS);
+  if (changed.size >= CACHED_ACCOUNTS) changed.clear();
+  changed.set(accountId, Date.now());
 }
 
-function fresh(accountId: string): boolean {
-  const until = changed.get(accountId);
-  if (until === undefined) return false;
-  if (until > Date.now()) return true;
-  changed.delete(accountId);
-  return false;
+/**
+ * Whether a request that began at `requestStart` may carry a key record read before the account's last change
+ * here: the key cache keeps a record up to KEY_CACHE_TTL_MS, read at the request's start, while the capture runs
+ * after the decide, which can take far longer than that (a slow GPU). Measured from the request's start, not from
+ * now, or a decide slower than the cache's TTL would miss a rule made just before it.
+ */
+export function mayPredateChange(accountId: string, requestStart: number): boolean {
+  const at = changed.get(accountId);
+  return at !== undefined && at + KEY_CACHE_TTL_MS > requestStart;
 }
 
-async function rulesOf(db: Database, accountId: string, generation: number): Promise<ReviewRuleRow[]> {
+/** When the request began: its id's ULID time (0, i.e. before any change, for an id that is not one). */
+function startOf(requestId: string): number {
+  try {
+    return decodeTime(requestId.slice("req_".length));
+  } catch {
+    return 0;
+  }
+}
+
+async function rulesOf(
+  db: Database,
+  accountId: string,
+  generation: number,
+  requestStart: number,
+): Promise<ReviewRuleRow[]> {
   const hit = cache.get(accountId);
-  if (hit && hit.generation === generation && !fresh(accountId)) return hit.rules;
+  if (hit && hit.generation === generation && !mayPredateChange(accountId, requestStart)) return hit.rules;
   const rules = await accountReviewRules(db, accountId);
   if (cache.size >= CACHED_ACCOUNTS) cache.clear();
   cache.set(accountId, { generation, rules });
@@ -144,12 +162,15 @@ export function keepForReviewInBackground(
   decision: string,
 ): void {
   const generation = key.account.reviewRulesGeneration ?? 0;
-  if (generation === 0 && !fresh(key.accountId)) return;
+  const requestId = c.var.requestId;
+  const requestStart = startOf(requestId);
+  if (generation === 0 && !mayPredateChange(key.accountId, requestStart)) return;
   if (outcome.replayed || key.id.startsWith("playground_")) return;
   const db = c.var.db;
-  const requestId = c.var.requestId;
   const work = (async () => {
-    const rules = (await rulesOf(db, key.accountId, generation)).filter((r) => r.mode === key.mode);
+    const rules = (await rulesOf(db, key.accountId, generation, requestStart)).filter(
+      (r) => r.mode === key.mode,
+    );
     if (rules.length === 0) return;
     const items = await itemsOf(rules, key, requestId, input, decision);
     if (items.length > 0)
