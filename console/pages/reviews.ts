@@ -248,7 +248,12 @@ export async function reviewsPage(main: HTMLElement): Promise<void> {
     }),
     remove.el,
   );
+  /** `#rrule_…` opens that rule's queue (on load, and when a link or the address bar changes it). */
+  const fromHash = async () => {
+    const hash = location.hash.slice(1);
+    if (/^rrule_[0-9A-Z]{26}$/.test(hash)) await openQueue(hash);
+  };
+  window.addEventListener("hashchange", () => void fromHash());
   await refresh();
-  const hash = location.hash.slice(1);
-  if (/^rrule_[0-9A-Z]{26}$/.test(hash)) await openQueue(hash);
+  await fromHash();
 }
