@@ -1,31 +1,14 @@
+import { answerBars, answerHeadline, type BarAnswer } from "../answer-bars";
 import { api, errorText } from "../api";
 import { decideCurl } from "../curl";
 import { field, h, notice } from "../dom";
 import { percent, tokens } from "../format";
 
-type Answer =
-  | { type: "check"; probability: number; confidence: number; abstained: boolean }
-  | {
-      type: "pick";
-      choice: string;
-      probabilities: Record<string, number>;
-      confidence: number;
-      abstained: boolean;
-    }
-  | {
-      type: "rate";
-      rating: number;
-      levels: string[];
-      probabilities: number[];
-      confidence: number;
-      abstained: boolean;
-    };
-
 interface Decision {
   id: string;
   model: string;
   served_by: string;
-  answers: Record<string, Answer>;
+  answers: Record<string, BarAnswer>;
   usage: { input_tokens: number; tier: string };
 }
 
@@ -116,32 +99,10 @@ export function playgroundPage(main: HTMLElement): void {
   );
 }
 
-function bar(label: string, p: number, strong = false): HTMLElement {
-  return h(
-    "div",
-    { class: strong ? "bar chosen" : "bar" },
-    h("span", { class: "bar-label" }, label),
-    h("meter", { min: 0, max: 1, value: p, "aria-label": `${label}: ${percent(p)}` }),
-    h("span", { class: "num" }, percent(p)),
-  );
-}
-
 function renderDecision(d: Decision): HTMLElement[] {
   const cards = Object.entries(d.answers).map(([id, a]) => {
-    const bars =
-      a.type === "check"
-        ? [bar("yes", a.probability, a.probability >= 0.5), bar("no", 1 - a.probability, a.probability < 0.5)]
-        : a.type === "pick"
-          ? Object.entries(a.probabilities).map(([opt, p]) => bar(opt, p, opt === a.choice))
-          : a.levels.map((lvl, i) => bar(lvl, a.probabilities[i] ?? 0, i === Math.round(a.rating)));
-    const headline =
-      a.type === "check"
-        ? a.probability >= 0.5
-          ? "yes"
-          : "no"
-        : a.type === "pick"
-          ? a.choice
-          : `${a.rating.toFixed(2)} (${a.levels[Math.round(a.rating)] ?? ""})`;
+    const bars = answerBars(a);
+    const headline = answerHeadline(a);
     return h(
       "article",
       { class: "answer card", "data-question": id },
