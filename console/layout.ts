@@ -9,11 +9,8 @@ const NAV: Array<[page: string, href: string, label: string]> = [
   ["playground", "/console/playground", "Playground"],
   ["evaluate", "/console/evaluate", "Evaluate"],
   ["calibrations", "/console/calibrations", "Calibrations"],
-<<<<<<< HEAD
   ["questions", "/console/questions", "Questions"],
-=======
   ["reviews", "/console/reviews", "Review"],
->>>>>>> reviews-console
   ["batches", "/console/batches", "Batches"],
   ["settings", "/console/settings", "Settings"],
 ];

@@ -8,11 +8,8 @@ import { evaluatePage } from "./pages/evaluate";
 import { keysPage } from "./pages/keys";
 import { overviewPage } from "./pages/overview";
 import { playgroundPage } from "./pages/playground";
-<<<<<<< HEAD
 import { questionsPage } from "./pages/questions";
-=======
 import { reviewsPage } from "./pages/reviews";
->>>>>>> reviews-console
 import { settingsPage } from "./pages/settings";
 import { signInPage } from "./pages/sign-in";
 import { usagePage } from "./pages/usage";
@@ -28,11 +25,8 @@ const PAGES: Record<string, Render> = {
   playground: playgroundPage,
   evaluate: evaluatePage,
   calibrations: calibrationsPage,
-<<<<<<< HEAD
   questions: questionsPage,
-=======
   reviews: reviewsPage,
->>>>>>> reviews-console
   batches: batchesPage,
   settings: settingsPage,
 };

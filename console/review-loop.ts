@@ -98,7 +98,7 @@ export function loopPanel(rule: ReviewRule, changed: () => Promise<void>): HTMLE
     confirmId: `confirm-apply-${rule.id}`,
   });
   const make = h("button", { type: "button", class: "secondary" }, "Make an evaluation");
-  if (rule.loop.status === "evaluating") make.setAttribute("disabled", "");
+  if (rule.loop.status === "evaluating" || rule.loop.status === "fitting") make.setAttribute("disabled", "");
   make.addEventListener("click", async () => {
     make.setAttribute("disabled", "");
     try {

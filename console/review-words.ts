@@ -58,10 +58,14 @@ export function whenText(w: {
   return parts.join(", ");
 }
 
+/** Where a rule's loop stands (the API's `loop.status`). */
+export type LoopStatus = "none" | "evaluating" | "fitting" | "fitted" | "applied" | "failed";
+
 /** What the loop's status means to the reviewer. */
-export const LOOP_TEXT: Readonly<Record<string, string>> = {
+export const LOOP_TEXT: Readonly<Record<LoopStatus, string>> = {
   none: "No evaluation made from the labels yet.",
   evaluating: "The evaluation of the labelled items is running; a calibration is fitted when it is done.",
+  fitting: "The evaluation is done; a calibration is being fitted on its labels.",
   fitted: "A calibration was fitted on the labels: compare it with what answers now, then apply it or not.",
   applied: "The calibration fitted on the labels answers this question now.",
   failed: "The last evaluation or fit did not finish.",

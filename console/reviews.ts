@@ -1,6 +1,6 @@
 /** The console's view of review rules and their queue (issue 51): the API's shapes and its console routes. */
 import { ApiError, errorText } from "./api";
-import { REVIEW_LEADS, type ReviewQuestion } from "./review-words";
+import { type LoopStatus, REVIEW_LEADS, type ReviewQuestion } from "./review-words";
 
 /** `/v1/console/review-rules`: create, list, get, delete; `…/{id}/next`, `…/{id}/evaluations`. */
 export const REVIEW_RULES = "/v1/console/review-rules";
@@ -9,7 +9,7 @@ export const REVIEWS = "/v1/console/reviews";
 
 /** The loop of a rule: its last evaluation and the calibration fitted on it. */
 export interface ReviewLoop {
-  status: "none" | "evaluating" | "fitted" | "applied" | "failed";
+  status: LoopStatus;
   evaluation: string | null;
   calibration: string | null;
   error: { code: string; message: string } | null;

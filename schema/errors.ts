@@ -115,6 +115,12 @@ export const EXTENSION_ERRORS = {
     "no",
     "The cross-validated NLL of the fitted map is not better than the version's own; nothing was applied.",
   ),
+  calibration_not_fitted: e(
+    "conflict",
+    409,
+    "no",
+    "The calibration is still fitting, or its fit failed: only a fitted calibration can be applied.",
+  ),
   review_rule_not_found: e(
     "not_found",
     404,

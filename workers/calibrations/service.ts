@@ -253,7 +253,10 @@ export async function proposeCalibration(
   owner: CalibrationOwner,
   input: CalibrationInput,
 ): Promise<CalibrationRow> {
-  return insertInactiveCalibration(deps.db, await fitLabels(deps, owner, input));
+  return insertInactiveCalibration(
+    deps.db,
+    await fitLabels(deps, owner, input, await admitFit(deps, owner, input)),
+  );
 }
 
 /**
@@ -269,6 +272,10 @@ export async function activateCalibration(
     ? await activateCalibrationRow(deps.db, owner.accountId, id, owner.sees)
     : null;
   if (!done) throw notFound(id);
+  if (done.unfitted)
+    throw new ApiError("calibration_not_fitted", {
+      message: `Calibration ${id} is ${done.row.status}: only a fitted calibration can be applied.`,
+    });
   if (done.refused)
     throw new ApiError("calibration_limit_reached", {
       message: `The account has ${MAX_ACTIVE_CALIBRATIONS} active calibrations: delete one first.`,

@@ -9,11 +9,8 @@ export const CONSOLE_PAGES: Record<string, { page: string; title: string }> = {
   "/console/playground": { page: "playground", title: "Playground" },
   "/console/evaluate": { page: "evaluate", title: "Evaluate" },
   "/console/calibrations": { page: "calibrations", title: "Calibrations" },
-<<<<<<< HEAD
   "/console/questions": { page: "questions", title: "Questions" },
-=======
   "/console/reviews": { page: "reviews", title: "Review" },
->>>>>>> reviews-console
   "/console/batches": { page: "batches", title: "Batches" },
   "/console/settings": { page: "settings", title: "Settings" },
 };

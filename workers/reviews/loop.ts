@@ -88,7 +88,7 @@ async function incumbentNll(deps: ReviewDeps, fitted: CalibrationRow): Promise<n
   const active = (await activeCalibrations(deps.db, fitted.accountId)).find(
     (a) => a.model === fitted.model && a.fingerprint === fitted.fingerprint && a.mode === fitted.mode,
   );
-  const metrics = JSON.parse(fitted.metrics) as { before: { nll: number } };
+  const metrics = JSON.parse(fitted.metrics ?? "null") as { before: { nll: number } };
   if (!active) return metrics.before.nll;
   const labels = await questionLabels(deps.db, fitted.evaluationId, fitted.questionId);
   const text = active.learned
@@ -138,7 +138,7 @@ async function closeLoop(deps: ReviewDeps, rule: ReviewRuleRow): Promise<void> {
   const questionId = await loopQuestionId(deps, e.id);
   try {
     const fitted = await proposeCalibration(deps, owner, { evaluationId: e.id, questionId });
-    const metrics = JSON.parse(fitted.metrics) as { after: { nll: number } };
+    const metrics = JSON.parse(fitted.metrics ?? "null") as { after: { nll: number } };
     const apply = rule.autoApply && metrics.after.nll < (await incumbentNll(deps, fitted));
     if (apply) await activateCalibration(deps, owner, fitted.id);
     await setReviewLoop(deps.db, rule.id, { status: apply ? "applied" : "fitted", calibration: fitted.id });

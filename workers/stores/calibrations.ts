@@ -299,10 +299,7 @@ export async function calibrationMaps(
  * Stores `c` inactive (issue 51: a review loop's fit, applied only when the user confirms or the rule's auto-apply
  * rule holds), deactivated now so that, never applied, the sweep deletes it with the other inactive ones.
  */
-export async function insertInactiveCalibration(
-  db: Database,
-  c: Omit<CalibrationRow, "active" | "createdAt" | "deactivatedAt">,
-): Promise<CalibrationRow> {
+export async function insertInactiveCalibration(db: Database, c: FittedCalibration): Promise<CalibrationRow> {
   const rows = (await db.sql().query(
     `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n,
                                metrics, features, learned, mode, active, deactivated_at)
@@ -337,10 +334,12 @@ export async function activateCalibrationRow(
   accountId: string,
   id: string,
   sees: ModeScope,
-): Promise<{ row: CalibrationRow; refused: boolean } | null> {
+): Promise<{ row: CalibrationRow; refused: boolean; unfitted?: boolean } | null> {
   const found = await findCalibration(db, accountId, id, sees);
   if (!found) return null;
   if (found.active) return { row: found, refused: false };
+  if (found.status === "fitting" || found.status === "failed")
+    return { row: found, refused: false, unfitted: true };
   const sql = db.sql();
   const room = `(SELECT count(*) FROM calibrations WHERE account_id = $1 AND active
                   AND NOT (model = $2 AND fingerprint = $3 AND mode = $4)) < ${MAX_ACTIVE_CALIBRATIONS}`;

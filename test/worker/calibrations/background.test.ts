@@ -115,6 +115,16 @@ describe("issue 49: above the bound the fit runs in the background and the creat
     expect(((await preview.json()) as Wire).map).toEqual(done.map);
   });
 
+  it("POST /v1/calibrations/{id}/activate of a fitting calibration is 409 calibration_not_fitted, never applied (issue 51 meets issue 49)", async () => {
+    const { secret, accountId } = await account();
+    const made = await create(secret, await insertDoneEvaluation(q, accountId, underConfidentChecks(LARGE)));
+    expect(made.status).toBe(202);
+    const res = await quietCall("POST", `/v1/calibrations/${made.body.id}/activate`, { bearer: secret });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("calibration_not_fitted");
+    expect(await activeCalibrations(deps().db, accountId)).toEqual([]);
+  });
+
   it("a fit that fails is `failed` with the error a synchronous create would have answered on the object; nothing applied", async () => {
     const { secret, accountId } = await account();
     const allYes = underConfidentChecks(LARGE).map((c) => ({ ...c, yes: true }));

@@ -134,7 +134,7 @@ export const CALIBRATION_ENDPOINTS: readonly Endpoint[] = apisThenConsoles([
         "Apply a stored, inactive calibration (a review loop's fit), replacing the question's active one",
       request: { params: CalibrationPathParams },
       responses: { 200: jsonResponse("The calibration, `active: true`.", Calibration) },
-      errors: ["calibration_not_found", "calibration_limit_reached"],
+      errors: ["calibration_not_found", "calibration_not_fitted", "calibration_limit_reached"],
     },
     CALIBRATION_CALLERS,
     async function activateCalibrationHandler(c, owner) {
