@@ -45,7 +45,7 @@ describe("the review page's keys and words (issue 51: one keystroke per option, 
     );
     expect(labelText(true)).toBe("yes");
     expect(labelText(null)).toBe("—");
-    for (const s of ["none", "evaluating", "fitted", "applied", "failed"])
+    for (const s of ["none", "evaluating", "fitting", "fitted", "applied", "failed"] as const)
       expect(LOOP_TEXT[s]).toMatch(/\.$/);
     for (const code of Object.keys(REVIEW_LEADS))
       expect(ERRORS[code as keyof typeof ERRORS], code).toBeDefined();
