@@ -3,8 +3,8 @@ import type { QuestionRow } from "../stores/questions";
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 /**
- * A question as the API shows it; `question` is its definition's JSON text as written (order kept).
- * `review_rule` is filled once issue 51's review rules exist; until then no rule applies to any question.
+ * A question as the API shows it; `question` is its definition's JSON text as written (order kept); its newest
+ * review rule of the same mode, if any.
  */
 export function questionJson(q: QuestionRow): string {
   return `{${[
@@ -18,7 +18,7 @@ export function questionJson(q: QuestionRow): string {
     `"count_7d":${q.count7d}`,
     `"versions":${JSON.stringify(q.versions)}`,
     `"calibration":${JSON.stringify(q.calibration)}`,
-    `"review_rule":null`,
+    `"review_rule":${JSON.stringify(q.reviewRule)}`,
   ].join(",")}}`;
 }
 

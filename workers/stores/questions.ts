@@ -14,6 +14,8 @@ export interface QuestionRow {
   /** Exact versions that answered it, the latest asked first. */
   versions: string[];
   calibration: string | null;
+  /** The account's newest review rule of this question in this mode (issue 51), if any. */
+  reviewRule: string | null;
 }
 
 /** One hour × version of a question's aggregates. */
@@ -42,7 +44,10 @@ const QUESTION_SELECT = `
            AS versions,
          (SELECT c.id FROM calibrations c
            WHERE c.account_id = q.account_id AND c.fingerprint = q.fingerprint AND c.mode = q.mode AND c.active
-           ORDER BY c.created_at DESC LIMIT 1) AS calibration
+           ORDER BY c.created_at DESC LIMIT 1) AS calibration,
+         (SELECT r.id FROM review_rules r
+           WHERE r.account_id = q.account_id AND r.fingerprint = q.fingerprint AND r.mode = q.mode
+           ORDER BY r.id DESC LIMIT 1) AS review_rule
     FROM questions q`;
 
 function toQuestion(r: Record<string, unknown>): QuestionRow {
@@ -57,6 +62,7 @@ function toQuestion(r: Record<string, unknown>): QuestionRow {
     count7d: Number(r.count_7d),
     versions: Array.isArray(r.versions) ? r.versions.map(String) : [],
     calibration: (r.calibration as string | null) ?? null,
+    reviewRule: (r.review_rule as string | null) ?? null,
   };
 }
 

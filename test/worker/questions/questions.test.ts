@@ -163,6 +163,17 @@ describe("GET /v1/questions: 'the account's questions as written'", () => {
     Question.parse(await (await get(`/v1/questions/${checkId}`)).json());
   });
 
+  it("`review_rule`: the question's review rule of the same mode (issue 51), once one is made for it", async () => {
+    const made = await post("/v1/review-rules", { question: JSON.parse(CHECK), when: { abstained: true } });
+    expect(made.status).toBe(201);
+    const rule = ((await made.json()) as { id: string }).id;
+    const q = Question.parse(await (await get(`/v1/questions/${checkId}`)).json());
+    expect(q.review_rule).toBe(rule);
+    expect(Question.parse(await (await get(`/v1/questions/${pickId}`)).json()).review_rule).toBeNull();
+    expect((await call("DELETE", `/v1/review-rules/${rule}`, { headers: bearer(live) })).status).toBe(200);
+    expect(Question.parse(await (await get(`/v1/questions/${checkId}`)).json()).review_rule).toBeNull();
+  });
+
   it("an unknown id, or another mode's, is 404 question_not_found; bad list parameters are 422", async () => {
     await expectError(
       await get("/v1/questions/qst_00000000000000000000000000"),
