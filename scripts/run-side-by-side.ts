@@ -18,8 +18,8 @@ import { spawn } from "node:child_process";
  * worker tiers followed by the browser tier. Their stacks are separate (each vitest run starts its own).
  */
 export const TEST_LANES: string[][] = [
-  ["vitest run --project integration"],
-  ["vitest run --project unit --project worker", "vitest run --project browser"],
+  ["npx vitest run --project integration"],
+  ["npx vitest run --project unit --project worker", "npx vitest run --project browser"],
 ];
 
 /** Splits argv at `--` into lanes; `--preset test` gives TEST_LANES. */
