@@ -54,10 +54,9 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
-          // Issue 54: one workerd for the tier, not one per file: a fresh Miniflare per file cost ~4 s of CPU
-          // each (docs/benchmarks.md). Files share that runtime's Durable Object storage and module state; every
-          // file seeds its own accounts, as it must anyway against the tier's shared Postgres and Redis.
-          isolate: false,
+          // Isolated (a Miniflare per file, ~4 CPU s each) on purpose: with one workerd for every file (issue 54
+          // tried `isolate: false`) an earlier file's Durable Object alarms (batch and evaluation runners) log into
+          // a later file's runner ("Cannot perform I/O on behalf of a different Durable Object") and the run stalls.
           globalSetup: workerSetup,
           testTimeout: 30_000,
         },
