@@ -235,10 +235,12 @@ describe("determinism: the same request on the same version gives byte-identical
       check("c", "Was something returned?"),
     ]);
     const before = await (await w.score(target)).text();
+    // Only the version asked (issue 54): the bytes of one weights file do not depend on the others loaded.
     const again = await startWorker({
       GPU_SIGNING_SECRET: SECRET,
       SVC_THREADS: "1",
       SVC_CONTEXT_SIZE: "1024",
+      SVC_MODEL_VERSION: "svc-1.0.0",
     });
     try {
       const retarget = JSON.stringify({ ...JSON.parse(target), request_id: `r${++seq}` });
@@ -298,6 +300,7 @@ describe("overload and refusal to start", () => {
       SVC_SEQUENCES: "1",
       SVC_QUEUE_MAX: "1",
       SVC_CONTEXT_SIZE: "1024",
+      SVC_MODEL_VERSION: "svc-1.0.0",
     });
     try {
       const b = (i: number) =>

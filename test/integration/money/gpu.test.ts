@@ -1,9 +1,9 @@
-// The money path through the REAL GPU worker process (CPU, default small model): a billed decision,
-// a byte-identical GPU replay, and the worker process killed mid-request → 503, full refund.
+// The money path through the REAL GPU worker process (CPU, the small model: svc-1.4.0 only, issue 54): a billed
+// decision, a byte-identical GPU replay, and the worker process killed mid-request → 503, full refund. What the
+// default version's own answers prove is in gpu-worker/everyday-cases and stack/start.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
-import { ALIASES } from "../../../schema/models";
 import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
 import {
   balanceOf,
@@ -15,11 +15,18 @@ import {
   startEdge,
 } from "../../support/money-harness";
 
+const MODEL = "svc-1.4.0";
+const BODY = { ...DECIDE_BODY, model: MODEL, fallback: "never" };
 let gpu: RunningWorker;
 let edge: EdgeWorker;
 
 beforeAll(async () => {
-  gpu = await startWorker({ GPU_SIGNING_SECRET: GPU_SECRET, SVC_THREADS: "1", SVC_CONTEXT_SIZE: "4096" });
+  gpu = await startWorker({
+    GPU_SIGNING_SECRET: GPU_SECRET,
+    SVC_THREADS: "1",
+    SVC_CONTEXT_SIZE: "4096",
+    SVC_MODEL_VERSION: MODEL,
+  });
   edge = await startEdge({ gpuUrls: [gpu.url] });
 }, 180_000);
 afterAll(async () => {
@@ -43,14 +50,9 @@ describe("through the real GPU worker", () => {
     const acct = await seed();
     const secret = acct.keys[0]!.secret;
     await credit(edge.url, acct.accountId, 100_000_000);
-    const a = await decide(
-      edge.url,
-      secret,
-      { ...DECIDE_BODY, fallback: "never" },
-      { "idempotency-key": "gpu-1" },
-    );
+    const a = await decide(edge.url, secret, BODY, { "idempotency-key": "gpu-1" });
     expect(a.status, a.text).toBe(200);
-    expect(a.json).toMatchObject({ object: "decision", served_by: "gpu", model: ALIASES["svc-1"] });
+    expect(a.json).toMatchObject({ object: "decision", served_by: "gpu", model: MODEL });
     expect(a.json.id).toBe(a.headers.get("x-request-id"));
     const usage = a.json.usage as { input_tokens: number; charge_micro_cents: number };
     expect(usage.charge_micro_cents).toBe(usage.input_tokens * 5);
@@ -58,12 +60,7 @@ describe("through the real GPU worker", () => {
       100_000_000 - usage.charge_micro_cents,
     );
 
-    const b = await decide(
-      edge.url,
-      secret,
-      { ...DECIDE_BODY, fallback: "never" },
-      { "idempotency-key": "gpu-1" },
-    );
+    const b = await decide(edge.url, secret, BODY, { "idempotency-key": "gpu-1" });
     expect(b.status).toBe(200);
     expect(b.headers.get("idempotent-replayed")).toBe("true");
     expect(b.text).toBe(a.text);
@@ -77,7 +74,7 @@ describe("through the real GPU worker", () => {
     const secret = acct.keys[0]!.secret;
     await credit(edge.url, acct.accountId, 100_000_000);
     const longState = { notes: "The weather report mentions rain, wind and cold. ".repeat(150) };
-    const pending = decide(edge.url, secret, { ...DECIDE_BODY, state: longState, fallback: "never" });
+    const pending = decide(edge.url, secret, { ...BODY, state: longState });
     await scoring(gpu.url);
     gpu.child.kill("SIGKILL");
     const r = await pending;
