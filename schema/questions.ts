@@ -51,12 +51,9 @@ export const Question = z
     count_7d: z.number().int().min(0).openapi({ description: "Answers in the last 7 days." }),
     versions: z.array(z.string()).openapi({ description: "Exact versions that answered it, newest first." }),
     calibration: z.string().regex(CALIBRATION_ID_PATTERN).nullable(),
-    review_rule: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "The newest review rule of this question in the same mode (issue 51), or null.",
-      }),
+    review_rule: z.string().nullable().openapi({
+      description: "The newest review rule of this question in the same mode (issue 51), or null.",
+    }),
   })
   .openapi("Question");
 
