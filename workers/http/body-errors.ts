@@ -1,6 +1,22 @@
 import type { ErrorCode } from "../../schema/errors";
 
 /**
+ * Codes any JSON body of a resource route can raise before its own checks: the front door (strict JSON, media type,
+ * size, headers), then its schema.
+ */
+export const JSON_BODY_ERRORS: readonly ErrorCode[] = [
+  "invalid_json",
+  "duplicate_key",
+  "unsupported_media_type",
+  "body_too_large",
+  "invalid_header",
+  "unknown_field",
+  "missing_field",
+  "invalid_type",
+  "invalid_value",
+];
+
+/**
  * Codes a decide body can raise in steps 2–6 (front door, schema, model, references and uniqueness, token
  * limits): every route that takes decide bodies (evaluation items, batch lines) declares them.
  */

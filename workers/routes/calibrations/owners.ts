@@ -1,6 +1,7 @@
 import type { ErrorCode } from "../../../schema/errors";
 import { orMaintenance } from "../../accounts/unavailable";
 import type { CalibrationOwner } from "../../calibrations/service";
+import { JSON_BODY_ERRORS } from "../../http/body-errors";
 import { subjectOf } from "../../limits/key-limits";
 import type { TwinCallers } from "../define";
 
@@ -25,15 +26,7 @@ export const CALIBRATION_CALLERS: TwinCallers<CalibrationOwner> = {
 
 /** Codes of createCalibration after its auth. */
 export const CREATE_ERRORS: readonly ErrorCode[] = [
-  "invalid_json",
-  "duplicate_key",
-  "unsupported_media_type",
-  "body_too_large",
-  "invalid_header",
-  "unknown_field",
-  "missing_field",
-  "invalid_type",
-  "invalid_value",
+  ...JSON_BODY_ERRORS,
   "evaluation_not_found",
   "evaluation_not_done",
   "evaluation_outdated",

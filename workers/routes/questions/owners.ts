@@ -1,5 +1,6 @@
 import type { ErrorCode } from "../../../schema/errors";
 import { orMaintenance } from "../../accounts/unavailable";
+import { JSON_BODY_ERRORS } from "../../http/body-errors";
 import type { QuestionOwner } from "../../questions/service";
 import type { TwinCallers } from "../define";
 
@@ -23,15 +24,4 @@ export const SERIES_ERRORS: readonly ErrorCode[] = [
 ];
 
 /** Codes of a drift change after its auth. */
-export const DRIFT_CHANGE_ERRORS: readonly ErrorCode[] = [
-  "invalid_json",
-  "duplicate_key",
-  "unsupported_media_type",
-  "body_too_large",
-  "invalid_header",
-  "unknown_field",
-  "missing_field",
-  "invalid_type",
-  "invalid_value",
-  "question_not_found",
-];
+export const DRIFT_CHANGE_ERRORS: readonly ErrorCode[] = [...JSON_BODY_ERRORS, "question_not_found"];

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { ErrorCode } from "../../../schema/errors";
 import { orMaintenance } from "../../accounts/unavailable";
 import type { AppEnv } from "../../context/app-env";
-import { DECIDE_BODY_ERRORS } from "../../http/body-errors";
+import { DECIDE_BODY_ERRORS, JSON_BODY_ERRORS } from "../../http/body-errors";
 import { subjectOf } from "../../limits/key-limits";
 import type { ReviewDeps, ReviewOwner } from "../../reviews/rules";
 import type { TwinCallers } from "../define";
@@ -37,17 +37,7 @@ export function reviewDeps(c: Context<AppEnv>): ReviewDeps & { kick(accountId: s
   return { db: c.var.db, limits: c.var.limits, calibrations: c.var.calibrations, kick: kickInBackground(c) };
 }
 
-const BODY: readonly ErrorCode[] = [
-  "invalid_json",
-  "duplicate_key",
-  "unsupported_media_type",
-  "body_too_large",
-  "invalid_header",
-  "unknown_field",
-  "missing_field",
-  "invalid_type",
-  "invalid_value",
-];
+const BODY = JSON_BODY_ERRORS;
 
 /** Codes of createReviewRule after its auth: the body, the question's own rules, the model, the cap. */
 export const CREATE_RULE_ERRORS: readonly ErrorCode[] = [
