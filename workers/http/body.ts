@@ -14,6 +14,30 @@ const sizeText = (bytes: number) =>
 const tooLarge = (limit: number) =>
   new ApiError("body_too_large", { message: `The body is over ${sizeText(limit)}.` });
 
+/**
+ * How much of an over-limit body is read and dropped, at most, before the 413 is answered: a client still sending
+ * then reads the answer instead of a reset connection (HTTP servers' lingering close); past either bound the rest
+ * is cancelled.
+ */
+const DRAIN_BYTES = 1024 * 1024;
+const DRAIN_MS = 1_000;
+
+async function drainThenCancel(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let seen = 0;
+  const drained = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      seen += value.byteLength;
+      if (seen > DRAIN_BYTES) return;
+    }
+  })().catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([drained, new Promise<void>((r) => (timer = setTimeout(r, DRAIN_MS)))]);
+  clearTimeout(timer);
+  await reader.cancel().catch(() => {});
+}
+
 /** The body's length as `content-length` declares it; null when absent or not a number of bytes. */
 export function declaredLength(req: Request): number | null {
   const v = req.headers.get("content-length")?.trim();
@@ -22,13 +46,13 @@ export function declaredLength(req: Request): number | null {
 
 /**
  * Reads a request body with a running byte count, never holding more than `limit` bytes: a declared
- * `content-length` over the limit fails at once; a stream (chunked, no length) is cancelled as soon as it
- * passes the limit.
+ * `content-length` over the limit fails without reading it into memory; a stream (chunked, no length) fails as
+ * soon as it passes the limit. Either way the rest is drained (bounded) before the 413, then cancelled.
  */
 export async function readBodyLimited(req: Request, limit: number = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = declaredLength(req);
   if (declared !== null && declared > limit) {
-    await req.body?.cancel().catch(() => {});
+    if (req.body) await drainThenCancel(req.body.getReader());
     throw tooLarge(limit);
   }
   if (req.body === null) return new Uint8Array(0);
@@ -40,7 +64,7 @@ export async function readBodyLimited(req: Request, limit: number = MAX_BODY_BYT
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      await reader.cancel().catch(() => {});
+      await drainThenCancel(reader);
       throw tooLarge(limit);
     }
     chunks.push(value);

@@ -42,3 +42,18 @@ describe("the local stack trusts only the address the runtime set", () => {
     expect(await wrongTry(fetchFrom(loopbackNetwork()))).toEqual({ status: 401, code: "invalid_code" });
   });
 });
+
+describe("an early 413 reaches the client through the local front", () => {
+  it("'the local Worker did not answer' (502) no more: a 311 KB body declared over the 256 KiB limit is answered 413 body_too_large, 30 times in a row", async () => {
+    const body = JSON.stringify({ email: "x@example.com", code: "1".repeat(311 * 1024) });
+    for (let i = 0; i < 30; i++) {
+      const res = await fetch(`${edge.url}/v1/console/sessions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      expect(res.status, `try ${i}`).toBe(413);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("body_too_large");
+    }
+  });
+});
