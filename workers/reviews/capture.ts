@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { ulid } from "ulid";
+import type { ValidatedDecide } from "../../schema/decide";
 import { getMember, isJsonObject, type JsonValue } from "../../schema/json";
 import { jsonText, readJsonText } from "../../schema/json-text";
 import { MAX_KEPT_PER_RULE, REVIEW_RETENTION_DAYS } from "../../schema/review-limits";
@@ -8,7 +9,6 @@ import { inBackground } from "../context/background";
 import type { MoneyPathInput, MoneyPathOutcome } from "../decide/money-path-types";
 import { questionFingerprint } from "../decide/question-fingerprint";
 import { resolveModel } from "../decide/resolve-model";
-import { validateDecideRequest } from "../decide/validate";
 import { MAX_STORED_EVALUATION_BYTES } from "../evaluations/service";
 import { errorText, logEvent } from "../observability/log";
 import type { Database } from "../stores/db";
@@ -89,12 +89,15 @@ export function keeps(
   return rule.sampleRate > 0 && draw() < rule.sampleRate;
 }
 
+/** A decide as its route checked it: the body as sent and its validated request (validated once, in step 3). */
+type CheckedDecide = Pick<MoneyPathInput, "body"> & { request: ValidatedDecide };
+
 /** The items one decide gives the account's rules of its mode (none when no rule matches a question). */
 async function itemsOf(
   rules: readonly ReviewRuleRow[],
   key: KeyRecord,
   requestId: string,
-  input: MoneyPathInput,
+  input: CheckedDecide,
   decision: string,
 ): Promise<NewReview[]> {
   const body = input.body;
@@ -106,8 +109,7 @@ async function itemsOf(
   const model = String(getMember(parsed, "model"));
   if (!isJsonObject(answers) || !isJsonObject(written)) return out;
   const state = jsonText(getMember(body, "state") as JsonValue);
-  const request = validateDecideRequest(body);
-  for (const q of request.questions) {
+  for (const q of input.request.questions) {
     const mine = [];
     const fingerprint = await questionFingerprint(q);
     for (const r of rules) if (r.fingerprint === fingerprint && modelMatches(r, model)) mine.push(r);
@@ -149,7 +151,7 @@ async function itemsOf(
 export function keepForReviewInBackground(
   c: Context<AppEnv>,
   key: KeyRecord,
-  input: MoneyPathInput,
+  input: CheckedDecide,
   outcome: MoneyPathOutcome,
   decision: string,
 ): void {
