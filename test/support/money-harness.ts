@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll } from "vitest";
+import { type RunningWorker, startWorker } from "../../gpu-worker/src/spawn-worker";
 import { type ScoreRequest, ScoreRequest as ScoreRequestSchema } from "../../schema/engine-protocol";
 import { ALIASES } from "../../schema/models";
 import { SignatureVerifier } from "../../schema/signing";
@@ -312,6 +313,38 @@ export function useMoneyEdge(
     await world.edge?.stop();
     for (const g of world.gpus) await g.close();
     await world.fallback?.close();
+  });
+  return world;
+}
+
+/** What `useRealModelEdge` starts for a suite (filled in `beforeAll`). */
+export interface RealModelWorld {
+  edge: EdgeWorker;
+  gpu: RunningWorker;
+}
+
+/**
+ * Registers the suite's `beforeAll`/`afterAll`: one real GPU worker (one thread, a 4,096-token context) serving
+ * `versions` (comma-separated exact versions; the small model's load in seconds) and an edge Worker dispatching
+ * to it, both stopped after the suite.
+ */
+export function useRealModelEdge(versions: string): RealModelWorld {
+  const world = {} as RealModelWorld;
+  beforeAll(async () => {
+    world.gpu = await startWorker(
+      {
+        GPU_SIGNING_SECRET: GPU_SECRET,
+        SVC_THREADS: "1",
+        SVC_CONTEXT_SIZE: "4096",
+        SVC_MODEL_VERSION: versions,
+      },
+      240_000,
+    );
+    world.edge = await startEdge({ gpuUrls: [world.gpu.url] });
+  }, 240_000);
+  afterAll(async () => {
+    await world.edge?.stop();
+    await world.gpu?.stop();
   });
   return world;
 }

@@ -2,33 +2,14 @@
 // svc-1.4.0 (the small CPU model, quick here) → a calibration → decides on that version carry it and their
 // held-out answers are better calibrated; a replay after delete is byte-identical; another version, an edited
 // question and another account answer exactly as before.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
-import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
-import { apiCall, credit, decide, GPU_SECRET, seed, startEdge } from "../../support/money-harness";
+import { describe, expect, it } from "vitest";
+import { apiCall, credit, decide, seed, useRealModelEdge } from "../../support/money-harness";
 
 const MODEL = "svc-1.4.0";
 const QUESTION = { type: "check", instructions: "Does the customer say the parcel arrived broken?" } as const;
 
-let gpu: RunningWorker;
-let edge: EdgeWorker;
-beforeAll(async () => {
-  // The small model's two versions only: loads in seconds where every version takes minutes on a busy box.
-  gpu = await startWorker(
-    {
-      GPU_SIGNING_SECRET: GPU_SECRET,
-      SVC_THREADS: "1",
-      SVC_CONTEXT_SIZE: "4096",
-      SVC_MODEL_VERSION: `${MODEL},svc-1.3.0`,
-    },
-    240_000,
-  );
-  edge = await startEdge({ gpuUrls: [gpu.url] });
-}, 240_000);
-afterAll(async () => {
-  await edge?.stop();
-  await gpu?.stop();
-});
+// The small model's two versions only: loads in seconds where every version takes minutes on a busy box.
+const world = useRealModelEdge(`${MODEL},svc-1.3.0`);
 
 const WHAT = [
   "a blender",
@@ -50,7 +31,7 @@ const item = (i: number) => ({
 });
 
 const api = (method: string, path: string, secret: string, body?: unknown) =>
-  apiCall(edge.url, method, path, secret, body);
+  apiCall(world.edge.url, method, path, secret, body);
 
 type Answered = { status: number; text: string; headers: Headers; json: { answers: Record<string, any> } };
 const answered = (r: { status: number; text: string; headers: Headers; json: unknown }) => r as Answered;
@@ -81,8 +62,8 @@ describe("calibrated on your labels, on the real model", () => {
     const other = await seed({ keys: [{ mode: "live" }] });
     const [test, live] = mine.keys.map((k) => k.secret) as [string, string];
     const otherLive = other.keys[0]!.secret;
-    await credit(edge.url, mine.accountId, 100_000_000);
-    await credit(edge.url, other.accountId, 100_000_000);
+    await credit(world.edge.url, mine.accountId, 100_000_000);
+    await credit(world.edge.url, other.accountId, 100_000_000);
 
     const train = Array.from({ length: 90 }, (_, i) => item(i));
     const created = await api("POST", "/v1/evaluations", test, {
@@ -107,7 +88,9 @@ describe("calibrated on your labels, on the real model", () => {
     // 30 held-out items (not in the evaluation), asked as decides by this account and by another one.
     const held = Array.from({ length: 30 }, (_, k) => 200 + k);
     const ask = async (secret: string, i: number, question: object = QUESTION, model = MODEL) =>
-      answered(await decide(edge.url, secret, { model, state: ticket(i), questions: { broken: question } }));
+      answered(
+        await decide(world.edge.url, secret, { model, state: ticket(i), questions: { broken: question } }),
+      );
     const calibrated: number[] = [];
     const plain: number[] = [];
     for (const i of held) {
@@ -138,14 +121,16 @@ describe("calibrated on your labels, on the real model", () => {
 
     // A replay after the calibration was deleted: recomputed on the original version with the same map.
     const body = { model: MODEL, state: ticket(302), questions: { broken: QUESTION } };
-    const original = answered(await decide(edge.url, live, body, { "idempotency-key": "calibrated-replay" }));
+    const original = answered(
+      await decide(world.edge.url, live, body, { "idempotency-key": "calibrated-replay" }),
+    );
     expect(original.json.answers.broken.calibration).toBe(calibration.id);
     expect((await api("DELETE", `/v1/calibrations/${calibration.id}`, live)).json.active).toBe(false);
     await new Promise((r) => setTimeout(r, 1_100)); // the key cache (≤ 1 s) carries the account's generation
-    expect(answered(await decide(edge.url, live, body)).json.answers.broken).not.toHaveProperty(
+    expect(answered(await decide(world.edge.url, live, body)).json.answers.broken).not.toHaveProperty(
       "calibration",
     );
-    const replay = await decide(edge.url, live, body, { "idempotency-key": "calibrated-replay" });
+    const replay = await decide(world.edge.url, live, body, { "idempotency-key": "calibrated-replay" });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.text).toBe(original.text);
   }, 900_000);

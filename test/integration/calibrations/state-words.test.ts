@@ -4,11 +4,9 @@
 // own answers on AUC and NLL; a replay after delete is byte-identical; an edited question is untouched. The mail
 // is the repo's spam-check family (SpamAssassin), the shortest 60 train and 30 held-out items.
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
+import { describe, expect, it } from "vitest";
 import { auc } from "../../../schema/metrics";
-import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
-import { apiCall, credit, decide, GPU_SECRET, seed, startEdge } from "../../support/money-harness";
+import { apiCall, credit, decide, seed, useRealModelEdge } from "../../support/money-harness";
 
 const MODEL = "svc-1.4.0";
 const QUESTION = { type: "check", instructions: "Is this message unsolicited bulk mail or a scam?" } as const;
@@ -34,26 +32,14 @@ function shortest(split: Mail["split"], n: number): Mail[] {
 const TRAIN = shortest("train", 60);
 const HELD = shortest("heldout", 30);
 
-let gpu: RunningWorker;
-let edge: EdgeWorker;
-beforeAll(async () => {
-  gpu = await startWorker(
-    { GPU_SIGNING_SECRET: GPU_SECRET, SVC_THREADS: "1", SVC_CONTEXT_SIZE: "4096", SVC_MODEL_VERSION: MODEL },
-    240_000,
-  );
-  edge = await startEdge({ gpuUrls: [gpu.url] });
-}, 240_000);
-afterAll(async () => {
-  await edge?.stop();
-  await gpu?.stop();
-});
+const world = useRealModelEdge(MODEL);
 
 /** A decide's answers as this test reads them. */
 type Answers = { answers: Record<string, { probability: number; calibration?: string }> };
 const answersOf = (r: { json: unknown }) => (r.json as Answers).answers;
 
 const api = (method: string, path: string, secret: string, body?: unknown) =>
-  apiCall(edge.url, method, path, secret, body);
+  apiCall(world.edge.url, method, path, secret, body);
 
 /** Mean NLL and AUC (ties count half) of P(yes) answers against the labels. */
 function quality(pYes: number[], yes: boolean[]) {
@@ -70,8 +56,8 @@ describe("learn from your labels, on the real model", () => {
     const other = await seed({ keys: [{ mode: "live" }] });
     const [test, live] = mine.keys.map((k) => k.secret) as [string, string];
     const otherLive = other.keys[0]!.secret;
-    await credit(edge.url, mine.accountId, 100_000_000);
-    await credit(edge.url, other.accountId, 100_000_000);
+    await credit(world.edge.url, mine.accountId, 100_000_000);
+    await credit(world.edge.url, other.accountId, 100_000_000);
 
     const created = await api("POST", "/v1/evaluations", test, {
       name: "spam",
@@ -108,7 +94,11 @@ describe("learn from your labels, on the real model", () => {
 
     // 30 held-out mails (not in the evaluation), asked by this account and by one without a calibration.
     const ask = async (secret: string, state: string, question: object = QUESTION) =>
-      (await decide(edge.url, secret, { model: MODEL, state, questions: { spam: question } })) as unknown as {
+      (await decide(world.edge.url, secret, {
+        model: MODEL,
+        state,
+        questions: { spam: question },
+      })) as unknown as {
         status: number;
         text: string;
         json: { answers: Record<string, { probability: number; calibration?: string }> };
@@ -142,12 +132,12 @@ describe("learn from your labels, on the real model", () => {
 
     // A replay after the calibration was deleted: the same bytes, the words model applied again.
     const body = { model: MODEL, state: HELD[1]!.state, questions: { spam: QUESTION } };
-    const original = await decide(edge.url, live, body, { "idempotency-key": "state-words-replay" });
+    const original = await decide(world.edge.url, live, body, { "idempotency-key": "state-words-replay" });
     expect(answersOf(original).spam?.calibration).toBe(calibration.id);
     expect((await api("DELETE", `/v1/calibrations/${calibration.id}`, live)).json.active).toBe(false);
     await new Promise((r) => setTimeout(r, 1_100)); // the key cache (≤ 1 s) carries the account's generation
-    expect(answersOf(await decide(edge.url, live, body)).spam).not.toHaveProperty("calibration");
-    const replay = await decide(edge.url, live, body, { "idempotency-key": "state-words-replay" });
+    expect(answersOf(await decide(world.edge.url, live, body)).spam).not.toHaveProperty("calibration");
+    const replay = await decide(world.edge.url, live, body, { "idempotency-key": "state-words-replay" });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.text).toBe(original.text);
   }, 900_000);

@@ -2,10 +2,8 @@
 // question with a review rule (below a confidence) → the queue holds exactly the decides that matched → a script
 // labels them through the API → the loop makes an evaluation and, once it is done, a calibration → confirmed, it
 // answers later decides on that question (`"calibration": "calib_…"`).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningWorker, startWorker } from "../../../gpu-worker/src/spawn-worker";
-import type { EdgeWorker } from "../../../scripts/stack/edge-worker";
-import { apiCall, credit, decide, GPU_SECRET, seed, startEdge } from "../../support/money-harness";
+import { describe, expect, it } from "vitest";
+import { apiCall, credit, decide, seed, useRealModelEdge } from "../../support/money-harness";
 
 const MODEL = "svc-1.4.0";
 const QUESTION = { type: "check", instructions: "Does the customer ask for a refund?" } as const;
@@ -35,19 +33,7 @@ const MESSAGES = Array.from({ length: 200 }, (_, i) => {
 });
 const HELD = ["I need a refund for order 77.", "Order 78 arrived on time."];
 
-let gpu: RunningWorker;
-let edge: EdgeWorker;
-beforeAll(async () => {
-  gpu = await startWorker(
-    { GPU_SIGNING_SECRET: GPU_SECRET, SVC_THREADS: "1", SVC_CONTEXT_SIZE: "4096", SVC_MODEL_VERSION: MODEL },
-    240_000,
-  );
-  edge = await startEdge({ gpuUrls: [gpu.url] });
-}, 240_000);
-afterAll(async () => {
-  await edge?.stop();
-  await gpu?.stop();
-});
+const world = useRealModelEdge(MODEL);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -56,8 +42,9 @@ describe("issue 51: review → labels → evaluation → calibration, on the rea
     const t0 = Date.now();
     const account = await seed({ keys: [{ mode: "live" }] });
     const key = account.keys[0]!.secret;
-    const api = (method: string, path: string, body?: unknown) => apiCall(edge.url, method, path, key, body);
-    await credit(edge.url, account.accountId, 100_000_000);
+    const api = (method: string, path: string, body?: unknown) =>
+      apiCall(world.edge.url, method, path, key, body);
+    await credit(world.edge.url, account.accountId, 100_000_000);
 
     const made = await api("POST", "/v1/review-rules", {
       question: QUESTION,
@@ -73,7 +60,7 @@ describe("issue 51: review → labels → evaluation → calibration, on the rea
     const queued = [...MESSAGES];
     const worker = async () => {
       for (let m = queued.shift(); m; m = queued.shift()) {
-        const r = await decide(edge.url, key, {
+        const r = await decide(world.edge.url, key, {
           model: MODEL,
           state: m.state,
           questions: { refund: QUESTION },
@@ -143,7 +130,7 @@ describe("issue 51: review → labels → evaluation → calibration, on the rea
     );
 
     // Not applied until the user confirms; then later decides on that question carry it.
-    const before = await decide(edge.url, key, {
+    const before = await decide(world.edge.url, key, {
       model: MODEL,
       state: HELD[0],
       questions: { refund: QUESTION },
@@ -153,7 +140,11 @@ describe("issue 51: review → labels → evaluation → calibration, on the rea
     expect(applied.status, applied.text).toBe(200);
     await sleep(1_100); // the key cache's second: other isolates see the new generation
     for (const state of HELD) {
-      const later = await decide(edge.url, key, { model: MODEL, state, questions: { refund: QUESTION } });
+      const later = await decide(world.edge.url, key, {
+        model: MODEL,
+        state,
+        questions: { refund: QUESTION },
+      });
       expect((later.json.answers as Record<string, { calibration?: string }>).refund!.calibration).toBe(
         calibration.id,
       );
