@@ -11,7 +11,7 @@ import { configureNeonForNode } from "../../scripts/stack/neon-node";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
 import { BATCH_CLIENT_NAME } from "../../workers/batches/runner";
 import { recordUsageEvents } from "../../workers/stores/usage";
-import { chromiumPath, launchChromium, signInByEmailCode } from "../support/browser";
+import { chromiumPath, launchChromium, signInByEmailCode, watchConsoleErrors } from "../support/browser";
 import { usageEvent } from "../support/usage-event";
 
 const CHROMIUM = chromiumPath();
@@ -74,11 +74,8 @@ describe.skipIf(!CHROMIUM)(
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.baseUrl });
       page = await context.newPage();
-      page.on("pageerror", (e) => problems.push(String(e)));
-      page.on("console", (m) => {
-        // 404: no webhook endpoint yet; 4xx: the invalid upload, refused in words.
-        if (m.type() === "error" && !/status of 4\d\d/.test(m.text())) problems.push(m.text());
-      });
+      // 404: no webhook endpoint yet; 4xx: the invalid upload, refused in words.
+      watchConsoleErrors(page, /status of 4\d\d/, problems);
       if (SHOTS) mkdirSync(SHOTS, { recursive: true });
     });
     afterAll(async () => {

@@ -6,7 +6,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withNodeClient } from "../../scripts/stack/neon-node";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
-import { chromiumPath, launchChromium, signInByEmailCode } from "../support/browser";
+import { chromiumPath, launchChromium, signInByEmailCode, watchConsoleErrors } from "../support/browser";
 import {
   insertDoneEvaluation,
   REFUND_CHECK,
@@ -44,11 +44,8 @@ describe.skipIf(!CHROMIUM)(
       browser = await launchChromium(CHROMIUM!);
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       page = await context.newPage();
-      page.on("pageerror", (e) => problems.push(String(e)));
-      page.on("console", (m) => {
-        // 422: the fit that would not help is refused (and shown in words).
-        if (m.type() === "error" && !/status of (40[134]|422)/.test(m.text())) problems.push(m.text());
-      });
+      // 422: the fit that would not help is refused (and shown in words).
+      watchConsoleErrors(page, /status of (40[134]|422)/, problems);
       if (SHOTS) mkdirSync(SHOTS, { recursive: true });
     });
     afterAll(async () => {

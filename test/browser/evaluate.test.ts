@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
-import { chromiumPath, launchChromium, signInByEmailCode } from "../support/browser";
+import { chromiumPath, launchChromium, signInByEmailCode, watchConsoleErrors } from "../support/browser";
 
 const CHROMIUM = chromiumPath();
 
@@ -47,10 +47,7 @@ describe.skipIf(!CHROMIUM)(
         acceptDownloads: true,
       });
       page = await context.newPage();
-      page.on("pageerror", (e) => problems.push(String(e)));
-      page.on("console", (m) => {
-        if (m.type() === "error" && !/status of 40[134]/.test(m.text())) problems.push(m.text());
-      });
+      watchConsoleErrors(page, /status of 40[134]/, problems);
     });
     afterAll(async () => {
       await browser?.close();

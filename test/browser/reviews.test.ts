@@ -6,7 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withNodeClient } from "../../scripts/stack/neon-node";
 import { type Stack, startStack } from "../../scripts/stack/start-stack";
-import { chromiumPath, launchChromium, signInByEmailCode } from "../support/browser";
+import { chromiumPath, launchChromium, signInByEmailCode, watchConsoleErrors } from "../support/browser";
 import {
   insertDoneEvaluation,
   REFUND_CHECK,
@@ -55,12 +55,9 @@ describe.skipIf(!CHROMIUM)(
       browser = await launchChromium(CHROMIUM!);
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       page = await context.newPage();
-      page.on("pageerror", (e) => problems.push(String(e)));
-      page.on("console", (m) => {
-        // 401: the sign-in page asks for a session first; 404: as the other browser tests (favicon); 409: another
-        // reviewer labelled the item first; 422: too few labels for the loop (both said in words).
-        if (m.type() === "error" && !/status of (40[1349]|422)/.test(m.text())) problems.push(m.text());
-      });
+      // 401: the sign-in page asks for a session first; 404: as the other browser tests (favicon); 409: another
+      // reviewer labelled the item first; 422: too few labels for the loop (both said in words).
+      watchConsoleErrors(page, /status of (40[1349]|422)/, problems);
       if (SHOTS) mkdirSync(SHOTS, { recursive: true });
     });
     afterAll(async () => {

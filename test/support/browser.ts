@@ -65,3 +65,14 @@ export function watchPageProblems(page: Page): string[] {
   );
   return problems;
 }
+
+/**
+ * Adds to `problems`, from now on, the page's uncaught errors and console errors, except the "failed to load
+ * resource" errors of the HTTP statuses `expected` matches (the refusals the flow provokes and says in words).
+ */
+export function watchConsoleErrors(page: Page, expected: RegExp, problems: string[]): void {
+  page.on("pageerror", (e) => problems.push(String(e)));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !expected.test(m.text())) problems.push(m.text());
+  });
+}
