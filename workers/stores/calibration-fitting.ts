@@ -3,6 +3,7 @@ import {
   type CalibrationMode,
   type CalibrationRow,
   type FittedCalibration,
+  fittedValues,
   ROW_COLUMNS,
   toRow,
 } from "./calibrations";
@@ -101,16 +102,7 @@ export async function completeFitting(
       `UPDATE calibrations SET status = 'fitted', active = true, fingerprint = $3, question = $6, method = $7,
               map = $8, n = $9, metrics = $10, features = $11, learned = $12
         WHERE ${mine} AND ${room} RETURNING id`,
-      [
-        ...params,
-        c.question,
-        c.method,
-        JSON.stringify(c.map),
-        c.n,
-        c.metrics,
-        c.features ?? null,
-        c.learned ?? null,
-      ],
+      [...params, ...fittedValues(c)],
     ),
     sql.query(`SELECT 1 FROM calibrations WHERE id = $2 AND account_id = $1 AND ${FITTING}`, [
       c.accountId,

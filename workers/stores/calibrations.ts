@@ -113,6 +113,14 @@ export function toRow(r: Record<string, unknown>): CalibrationRow {
 }
 
 /**
+ * A fit's stored fields as statement parameters, in the one order every write of a fit lists its columns in:
+ * question, method, map, n, metrics, features, learned.
+ */
+export function fittedValues(c: FittedCalibration): unknown[] {
+  return [c.question, c.method, JSON.stringify(c.map), c.n, c.metrics, c.features ?? null, c.learned ?? null];
+}
+
+/**
  * Inserts `c` as the account's active calibration for its (version, fingerprint, mode), replacing the active one
  * there (the other mode's stays), unless the account would pass MAX_ACTIVE_CALIBRATIONS: null then, and nothing changed. The account's
  * row is locked first, so concurrent creates of one account count one after the other.
@@ -134,22 +142,7 @@ export async function insertCalibration(db: Database, c: FittedCalibration): Pro
     sql.query(
       `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics, features, learned, mode)
        SELECT $4, $1, $5, $6, $2, $3, $7, $8, $9, $10, $11, $12, $13, $14 WHERE ${room("$14")} RETURNING ${ROW_COLUMNS}`,
-      [
-        c.accountId,
-        c.model,
-        c.fingerprint,
-        c.id,
-        c.evaluationId,
-        c.questionId,
-        c.question,
-        c.method,
-        JSON.stringify(c.map),
-        c.n,
-        c.metrics,
-        c.features ?? null,
-        c.learned ?? null,
-        c.mode,
-      ],
+      [c.accountId, c.model, c.fingerprint, c.id, c.evaluationId, c.questionId, ...fittedValues(c), c.mode],
     ),
   ]);
   const inserted = results[2] as Record<string, unknown>[];
@@ -304,22 +297,7 @@ export async function insertInactiveCalibration(db: Database, c: FittedCalibrati
     `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n,
                                metrics, features, learned, mode, active, deactivated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, false, now()) RETURNING ${ROW_COLUMNS}`,
-    [
-      c.id,
-      c.accountId,
-      c.evaluationId,
-      c.questionId,
-      c.model,
-      c.fingerprint,
-      c.question,
-      c.method,
-      JSON.stringify(c.map),
-      c.n,
-      c.metrics,
-      c.features ?? null,
-      c.learned ?? null,
-      c.mode,
-    ],
+    [c.id, c.accountId, c.evaluationId, c.questionId, c.model, c.fingerprint, ...fittedValues(c), c.mode],
   )) as Record<string, unknown>[];
   return toRow(rows[0]!);
 }
