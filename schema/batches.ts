@@ -42,6 +42,18 @@ export const BATCH_EVENT_TYPES = [
 ] as const;
 export type BatchEventType = (typeof BATCH_EVENT_TYPES)[number];
 
+/**
+ * Every event the account's webhook endpoint is called with (schema/events.ts): the batch events, a question's
+ * drift (issue 52) and the end of a calibration fitted in the background (issue 49).
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  ...BATCH_EVENT_TYPES,
+  "question.drifted",
+  "calibration.ready",
+  "calibration.failed",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
 const batchId = z.string().regex(BATCH_ID_PATTERN).openapi({ example: "batch_01JD0000000000000000000000" });
 const unixSeconds = z.number().int().openapi({ description: "Unix time in seconds." });
 
@@ -121,7 +133,7 @@ export const WebhookEndpoint = z
   .object({
     object: z.literal("webhook_endpoint"),
     url: z.string().url(),
-    events: z.array(z.enum(BATCH_EVENT_TYPES)),
+    events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
     created: unixSeconds,
     secret: z
       .string()
@@ -138,17 +150,6 @@ export const WebhookEndpointList = z
 export const SetWebhookEndpointWire = z
   .strictObject({ url: z.string().url().openapi({ example: "https://example.com/svc/webhooks" }) })
   .openapi("SetWebhookEndpoint");
-
-/** The body of a webhook call, signed in `svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
-export const WebhookEvent = z
-  .object({
-    id: z.string().openapi({ example: "evt_01JD0000000000000000000000" }),
-    object: z.literal("event"),
-    type: z.enum(BATCH_EVENT_TYPES),
-    created: unixSeconds,
-    data: z.object({ object: Batch }),
-  })
-  .openapi("WebhookEvent");
 
 /** Header of a webhook call and the tolerance a receiver should allow between `t` and its clock. */
 export const WEBHOOK_SIGNATURE_HEADER = "svc-signature";

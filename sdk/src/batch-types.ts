@@ -4,7 +4,9 @@
  * batch ends. Written out here so the published package needs nothing else; the unit tier checks them equal
  * to the API's wire schemas (`schema/batches.ts`).
  */
+import type { Calibration } from "./calibration-types.js";
 import type { DecideRequest, Decision, Questions } from "./decide-types.js";
+import type { QuestionDrift } from "./question-types.js";
 
 /** `queued` → `running` (→ `paused`) → one of the finished statuses. */
 export type BatchStatus = "queued" | "running" | "paused" | "completed" | "cancelled" | "expired" | "failed";
@@ -110,11 +112,18 @@ export type BatchInput =
   | Blob
   | ReadableStream<Uint8Array>;
 
-/** Events a webhook endpoint is called with. */
+/** Batch events a webhook endpoint is called with. */
 export type BatchEventType = "batch.completed" | "batch.failed" | "batch.expired" | "batch.cancelled";
 
-/** The body of a webhook call, signed in its `svc-signature` header. */
-export interface WebhookEvent {
+/** Every event a webhook endpoint is called with (its `events`). */
+export type WebhookEventType =
+  | BatchEventType
+  | "question.drifted"
+  | "calibration.ready"
+  | "calibration.failed";
+
+/** A batch ended (`data.object`: the batch as GET /v1/batches/{id} then answers). */
+export interface BatchEvent {
   /** `evt_` + ULID. */
   id: string;
   object: "event";
@@ -122,3 +131,28 @@ export interface WebhookEvent {
   created: number;
   data: { object: Batch };
 }
+
+/** A question's drift crossed its threshold (the drift report, with the mode of the keys that asked it). */
+export interface QuestionDriftedEvent {
+  id: string;
+  object: "event";
+  type: "question.drifted";
+  created: number;
+  data: { object: DriftedQuestion };
+}
+
+export interface DriftedQuestion extends QuestionDrift {
+  mode: "live" | "test";
+}
+
+/** A calibration fitted in the background ended: `calibration.ready` (active) or `calibration.failed` (`error`). */
+export interface CalibrationEvent {
+  id: string;
+  object: "event";
+  type: "calibration.ready" | "calibration.failed";
+  created: number;
+  data: { object: Calibration };
+}
+
+/** The body of a webhook call, signed in its `svc-signature` header; `type` tells which. */
+export type WebhookEvent = BatchEvent | QuestionDriftedEvent | CalibrationEvent;

@@ -73,14 +73,29 @@ export async function claimFitting(db: Database, accountId: string): Promise<Fit
   };
 }
 
+/** An account webhook event a fit's end queues: its id and its signed payload's JSON text. */
+export interface FitEvent {
+  id: string;
+  type: "calibration.ready" | "calibration.failed";
+  payload: string;
+}
+
+/** Queues `event` for the account's endpoint (none set: nothing) when `condition` (SQL over $1 = account) holds. */
+const queueEvent = (condition: string, at: number) =>
+  `INSERT INTO webhook_deliveries (id, account_id, batch_id, type, payload)
+   SELECT $${at}, $1, NULL, $${at + 1}, $${at + 2}
+    WHERE ${condition} AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.account_id = $1)`;
+
 /**
  * Makes a fitting calibration the active one of its (version, fingerprint, mode) with the fit's fields, replacing
  * the one there exactly as `insertCalibration` does (same account lock, same cap): `active`; `gone` when it was
  * deleted (or already finished) meanwhile, nothing changed; `full` when the account has no room, nothing changed.
+ * `event` (`calibration.ready`) is queued in the same transaction, only when the calibration became active.
  */
 export async function completeFitting(
   db: Database,
   c: FittedCalibration,
+  event?: FitEvent,
 ): Promise<"active" | "gone" | "full"> {
   const sql = db.sql();
   const mine = `id = $4 AND account_id = $1 AND ${FITTING}`;
@@ -108,33 +123,45 @@ export async function completeFitting(
       c.accountId,
       c.id,
     ]),
+    ...(event
+      ? [
+          sql.query(
+            queueEvent(
+              "EXISTS (SELECT 1 FROM calibrations WHERE id = $2 AND account_id = $1 AND status = 'fitted' AND active)",
+              3,
+            ),
+            [c.accountId, c.id, event.id, event.type, event.payload],
+          ),
+        ]
+      : []),
   ]);
   if ((results[2] as unknown[]).length > 0) return "active";
   return (results[3] as unknown[]).length > 0 ? "full" : "gone";
 }
 
-/** Ends a fitting calibration as `failed` with `error` (JSON text); false when it was deleted meanwhile. */
+/**
+ * Ends a fitting calibration as `failed` at `at` with `error` (JSON text), queueing `event` (`calibration.failed`)
+ * in the same statement; false when it was deleted (or already ended) meanwhile, nothing queued.
+ */
 export async function failFitting(
   db: Database,
-  accountId: string,
-  id: string,
-  error: string,
+  ended: { accountId: string; id: string; error: string; at: number },
+  event?: FitEvent,
 ): Promise<boolean> {
   const rows = (await db.sql().query(
-    `UPDATE calibrations SET status = 'failed', error = $3, deactivated_at = now()
-      WHERE id = $2 AND account_id = $1 AND ${FITTING} RETURNING id`,
-    [accountId, id, error],
+    `WITH ended AS (
+       UPDATE calibrations SET status = 'failed', error = $3, deactivated_at = $4
+        WHERE id = $2 AND account_id = $1 AND ${FITTING} RETURNING id)
+     ${event ? `, ev AS (${queueEvent("EXISTS (SELECT 1 FROM ended)", 5)})` : ""}
+     SELECT id FROM ended`,
+    [
+      ended.accountId,
+      ended.id,
+      ended.error,
+      new Date(ended.at).toISOString(),
+      ...(event ? [event.id, event.type, event.payload] : []),
+    ],
   )) as unknown[];
-  return rows.length > 0;
-}
-
-/** Whether the account has a calibration still to fit (the runner's next run). */
-export async function hasFitting(db: Database, accountId: string): Promise<boolean> {
-  const rows = (await db
-    .sql()
-    .query(`SELECT 1 FROM calibrations WHERE account_id = $1 AND ${FITTING} LIMIT 1`, [
-      accountId,
-    ])) as unknown[];
   return rows.length > 0;
 }
 

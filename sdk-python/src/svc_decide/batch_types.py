@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union, final
 
+from .calibration_types import Calibration
+from .question_types import QuestionDrift
 from .types import DecideRequest, Decision
 
 BatchStatus = Literal["queued", "running", "paused", "completed", "cancelled", "expired", "failed"]
@@ -13,6 +15,18 @@ BatchStatus = Literal["queued", "running", "paused", "completed", "cancelled", "
 FINISHED_BATCH_STATUSES = ("completed", "cancelled", "expired", "failed")
 
 BatchEventType = Literal["batch.completed", "batch.failed", "batch.expired", "batch.cancelled"]
+
+#: Every event a webhook endpoint is called with: the batch events, a question's drift and the end of a
+#: calibration fitted in the background (``calibration.ready``: active; ``calibration.failed``: see its ``error``).
+WebhookEventType = Literal[
+    "batch.completed",
+    "batch.failed",
+    "batch.expired",
+    "batch.cancelled",
+    "question.drifted",
+    "calibration.ready",
+    "calibration.failed",
+]
 
 
 class BatchLine(TypedDict):
@@ -105,15 +119,51 @@ class BatchResultFailure(TypedDict):
 BatchResultLine = Union[BatchResultSuccess, BatchResultFailure]
 
 
-class WebhookEventData(TypedDict):
+class BatchEventData(TypedDict):
     object: Batch
 
 
-class WebhookEvent(TypedDict):
-    """The body of a webhook call, signed in its ``svc-signature`` header."""
+class BatchEvent(TypedDict):
+    """A batch ended; ``data["object"]`` is the batch as ``get_batch`` then answers."""
 
     id: str
     object: Literal["event"]
     type: BatchEventType
     created: int
-    data: WebhookEventData
+    data: BatchEventData
+
+
+class DriftedQuestion(QuestionDrift):
+    mode: Literal["live", "test"]
+
+
+class QuestionDriftedEventData(TypedDict):
+    object: DriftedQuestion
+
+
+class QuestionDriftedEvent(TypedDict):
+    """A question's drift crossed its threshold: the drift report, with the mode of the keys that asked it."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["question.drifted"]
+    created: int
+    data: QuestionDriftedEventData
+
+
+class CalibrationEventData(TypedDict):
+    object: Calibration
+
+
+class CalibrationEvent(TypedDict):
+    """A calibration fitted in the background ended: ``calibration.ready`` (active) or ``calibration.failed``."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["calibration.ready", "calibration.failed"]
+    created: int
+    data: CalibrationEventData
+
+
+#: The body of a webhook call, signed in its ``svc-signature`` header; compare ``event["type"]`` to narrow it.
+WebhookEvent = Union[BatchEvent, QuestionDriftedEvent, CalibrationEvent]

@@ -5,7 +5,6 @@ import type {
   BatchList as SchemaBatchList,
   BatchResultLine as SchemaBatchResultLine,
   DeletedBatch as SchemaDeletedBatch,
-  WebhookEvent as SchemaWebhookEvent,
 } from "../../../schema/batches";
 import {
   type BATCH_EVENT_TYPES,
@@ -13,12 +12,14 @@ import {
   FINISHED_BATCH_STATUSES as SCHEMA_FINISHED,
   WEBHOOK_SIGNATURE_HEADER as SCHEMA_HEADER,
   WEBHOOK_TOLERANCE_SECONDS as SCHEMA_TOLERANCE,
+  type WEBHOOK_EVENT_TYPES,
 } from "../../../schema/batches";
 import type {
   Calibration as SchemaCalibration,
   CalibrationMetrics as SchemaCalibrationMetrics,
 } from "../../../schema/calibrations";
 import type { Answer as SchemaAnswer } from "../../../schema/decide";
+import type { WebhookEvent as SchemaWebhookEvent } from "../../../schema/events";
 import type { ModelLimits as SchemaModelLimits } from "../../../schema/models";
 import type { PlanList as SchemaPlanList } from "../../../schema/plan-list";
 import type { UsageReport as SchemaUsageReport } from "../../../schema/usage";
@@ -44,6 +45,7 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TOLERANCE_SECONDS,
   type WebhookEvent,
+  type WebhookEventType,
 } from "../../../sdk/src/index";
 import { scriptedClient } from "../../support/sdk-fake-fetch";
 
@@ -122,13 +124,24 @@ describe("the read routes' types are the API's wire schemas (the package carries
 });
 
 describe("the batch and webhook types are the API's wire schemas (schema/batches.ts)", () => {
-  it("Batch, BatchList, DeletedBatch and WebhookEvent equal schema/'s", () => {
+  it("Batch, BatchList and DeletedBatch equal schema/'s; WebhookEvent is schema/events.ts's union", () => {
     expectTypeOf<Batch>().toEqualTypeOf<z.infer<typeof SchemaBatch>>();
     expectTypeOf<BatchList>().toEqualTypeOf<z.infer<typeof SchemaBatchList>>();
     expectTypeOf<DeletedBatch>().toEqualTypeOf<z.infer<typeof SchemaDeletedBatch>>();
-    expectTypeOf<WebhookEvent>().toEqualTypeOf<z.infer<typeof SchemaWebhookEvent>>();
+    // A union of three envelopes, compared variant by variant (a calibration's question as the Calibration
+    // test below compares it).
+    type Schema = z.infer<typeof SchemaWebhookEvent>;
+    type Of<E, T> = E extends { type: infer K } ? (T extends K ? E : never) : never;
+    expectTypeOf<Of<WebhookEvent, "batch.completed">>().toEqualTypeOf<Of<Schema, "batch.completed">>();
+    expectTypeOf<Of<WebhookEvent, "question.drifted">>().toEqualTypeOf<Of<Schema, "question.drifted">>();
+    type Calib<E> =
+      Of<E, "calibration.ready"> extends { data: { object: infer C } }
+        ? Omit<Of<E, "calibration.ready">, "data"> & { data: { object: Omit<C, "question"> } }
+        : never;
+    expectTypeOf<Calib<WebhookEvent>>().toEqualTypeOf<Calib<Schema>>();
     expectTypeOf<BatchStatus>().toEqualTypeOf<(typeof BATCH_STATUSES)[number]>();
     expectTypeOf<BatchEventType>().toEqualTypeOf<(typeof BATCH_EVENT_TYPES)[number]>();
+    expectTypeOf<WebhookEventType>().toEqualTypeOf<(typeof WEBHOOK_EVENT_TYPES)[number]>();
   });
 
   it("a result line is one of schema/'s two shapes; the answered one carries the SDK's Decision", () => {

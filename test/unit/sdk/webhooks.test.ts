@@ -40,6 +40,7 @@ describe('webhooks.verify: svc-signature t=<unix seconds>,v1=<hex HMAC-SHA256(se
     const event = await webhooks.verify(BODY, header(SIG), SECRET, at);
     expectTypeOf(event).toEqualTypeOf<WebhookEvent>();
     expect(event).toMatchObject({ id: "evt_01JD0000000000000000000000", type: "batch.completed" });
+    if (event.type !== "batch.completed") throw new Error(`not a batch event: ${event.type}`);
     expect(event.data.object.counts).toEqual({ total: 2, done: 2, failed: 0 });
   });
 

@@ -102,6 +102,8 @@ describe("issue 49: above the bound the fit runs in the background and the creat
     expect(await read(secret, made.body.id)).toEqual(made.body);
     expect(await activeCalibrations(deps().db, accountId)).toEqual([]);
 
+    // After a fit the slice asks to run again at once (its event may be due); with nothing left, not.
+    expect(await runCalibrationSlice(deps(), accountId)).not.toBeNull();
     expect(await runCalibrationSlice(deps(), accountId)).toBeNull();
     const done = await read(secret, made.body.id);
     expect(done).toMatchObject({ id: made.body.id, status: "active", active: true, n: LARGE, error: null });
@@ -157,6 +159,7 @@ describe("issue 49: above the bound the fit runs in the background and the creat
     const second = await insertDoneEvaluation(q, accountId, underConfidentChecks(LARGE, 2));
     const c = await create(secret, second);
     expect(c.body.id).not.toBe(a.body.id);
+    expect(await runCalibrationSlice(deps(), accountId)).not.toBeNull();
     expect(await runCalibrationSlice(deps(), accountId)).not.toBeNull();
     expect(await runCalibrationSlice(deps(), accountId)).toBeNull();
     const active = await activeCalibrations(deps().db, accountId);
@@ -226,5 +229,93 @@ describe("issue 49: above the bound the fit runs in the background and the creat
       await new Promise((ok) => setTimeout(ok, 200));
     }
     expect(now).toMatchObject({ id, status: "active", active: true, n: LARGE });
+  });
+});
+
+describe("issue 49: the end of a background fit is an account webhook event (`calibration.ready`, `calibration.failed`)", () => {
+  type Delivery = { type: string; payload: string };
+  const deliveries = async (accountId: string) =>
+    (await q("SELECT type, payload FROM webhook_deliveries WHERE account_id = $1 ORDER BY id", [
+      accountId,
+    ])) as Delivery[];
+  const withEndpoint = async () => {
+    const a = await account();
+    await q(
+      "INSERT INTO webhook_endpoints (account_id, id, url) VALUES ($1, $2, 'https://hooks.example.com/svc')",
+      [a.accountId, `we_${a.accountId.slice(-8)}`],
+    );
+    return a;
+  };
+
+  it("`calibration.ready` once, its data.object the Calibration exactly as GET then answers", async () => {
+    const { secret, accountId } = await withEndpoint();
+    const made = await create(
+      secret,
+      await insertDoneEvaluation(q, accountId, underConfidentChecks(LARGE, 5)),
+    );
+    expect(await deliveries(accountId)).toEqual([]);
+    await runCalibrationSlice(deps(), accountId);
+    await runCalibrationSlice(deps(), accountId);
+    const [only, ...rest] = await deliveries(accountId);
+    expect(rest).toEqual([]);
+    expect(only?.type).toBe("calibration.ready");
+    const event = JSON.parse(only!.payload) as {
+      id: string;
+      object: string;
+      type: string;
+      data: { object: Wire };
+    };
+    expect(event).toMatchObject({ object: "event", type: "calibration.ready" });
+    expect(event.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(event.data.object).toEqual(await read(secret, made.body.id));
+  });
+
+  it("`calibration.failed` with the object's error; none when the account has no endpoint", async () => {
+    const { secret, accountId } = await withEndpoint();
+    const allYes = underConfidentChecks(LARGE).map((c) => ({ ...c, yes: true }));
+    const made = await create(secret, await insertDoneEvaluation(q, accountId, allYes));
+    await runCalibrationSlice(deps(), accountId);
+    const [only] = await deliveries(accountId);
+    expect(only?.type).toBe("calibration.failed");
+    const failed = await read(secret, made.body.id);
+    expect(failed.status).toBe("failed");
+    expect((JSON.parse(only!.payload) as { data: { object: Wire } }).data.object).toEqual(failed);
+
+    const without = await account();
+    await create(
+      without.secret,
+      await insertDoneEvaluation(q, without.accountId, underConfidentChecks(LARGE, 6)),
+    );
+    await runCalibrationSlice(deps(), without.accountId);
+    expect(await deliveries(without.accountId)).toEqual([]);
+  });
+
+  it("a fit deleted before it ends sends nothing", async () => {
+    const { secret, accountId } = await withEndpoint();
+    const made = await create(
+      secret,
+      await insertDoneEvaluation(q, accountId, underConfidentChecks(LARGE, 7)),
+    );
+    await quietCall("DELETE", `/v1/calibrations/${made.body.id}`, { bearer: secret });
+    await runCalibrationSlice(deps(), accountId);
+    expect(await deliveries(accountId)).toEqual([]);
+  });
+
+  it("the webhook endpoint lists every event it is called with", async () => {
+    const s = await signIn();
+    const res = await quietCall("POST", "/v1/console/webhook-endpoint", {
+      cookie: s.cookie,
+      csrf: s.csrf,
+      body: { url: "https://hooks.example.com/svc" },
+    });
+    expect(((await res.json()) as { events: string[] }).events).toEqual([
+      "batch.completed",
+      "batch.failed",
+      "batch.expired",
+      "batch.cancelled",
+      "question.drifted",
+      "calibration.ready",
+      "calibration.failed",
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { ulid } from "ulid";
 import {
-  BATCH_EVENT_TYPES,
   SetWebhookEndpointWire,
+  WEBHOOK_EVENT_TYPES,
   WebhookEndpoint,
   WebhookEndpointList,
 } from "../../../schema/batches";
@@ -23,7 +23,7 @@ function endpointJson(e: WebhookEndpointRow, secret: string | null) {
   return {
     object: "webhook_endpoint" as const,
     url: e.url,
-    events: [...BATCH_EVENT_TYPES],
+    events: [...WEBHOOK_EVENT_TYPES],
     created: Math.floor(e.createdAt / 1000),
     secret,
   };
