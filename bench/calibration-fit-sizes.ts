@@ -2,16 +2,21 @@
 // between a fit in the request and one on the account's runner (docs/decisions.md, "Large fits in the
 // background"). Checks on synthetic tickets (bench/support/state-words-calibration.ts), the version near chance.
 //   npx tsx bench/calibration-fit-sizes.ts [words per state, default 150] [outcomes, default 2: a check; k > 2: a pick]
+//                                          [items, default 100,300,1000]
+// The work column is the state-reading candidate's (MAX_STATE_WORDS_WORK bounds it; above, it is not tried).
 
+import { MAX_STATE_WORDS_WORK } from "../schema/calibrations";
 import type { ValidatedQuestion } from "../schema/decide";
 import { wordCounts } from "../schema/learned/features";
 import { renderState } from "../schema/render";
 import { chooseFit } from "../workers/calibrations/cross-validate";
 import type { Labelled } from "../workers/calibrations/fit";
+import { stateWordsWork } from "../workers/calibrations/fit-question";
 import { calibrationEvidence } from "../workers/calibrations/metrics";
 import { syntheticTicket } from "./support/state-words-calibration";
 
 const words = Number(process.argv[2] ?? 150);
+const sizes = (process.argv[4] ?? "100,300,1000").split(",").map(Number);
 const k = Number(process.argv[3] ?? 2);
 const type = k === 2 ? "check" : "pick";
 const question: ValidatedQuestion =
@@ -25,9 +30,11 @@ const question: ValidatedQuestion =
         options: Array.from({ length: k }, (_, i) => ({ label: `o${i}`, description: null })),
       };
 
-console.log(`| ${type} (${k} outcomes) items | words per state | method chosen | fit + evidence (ms) |`);
-console.log("| ---: | ---: | --- | ---: |");
-for (const n of [100, 300, 1000]) {
+console.log(
+  `| ${type} (${k} outcomes) items | words per state | work (of ${MAX_STATE_WORDS_WORK}) | method chosen | fit + evidence (ms) |`,
+);
+console.log("| ---: | ---: | ---: | --- | ---: |");
+for (const n of sizes) {
   const items: Labelled[] = Array.from({ length: n }, (_, i) => {
     const y = i % k;
     const yes = y === 0;
@@ -38,9 +45,10 @@ for (const n of [100, 300, 1000]) {
     // biome-ignore lint/suspicious/noExplicitAny: the bench's state literal is the wire shape renderState reads
     return { p: dist, y, words: wordCounts(renderState(state as any)) };
   });
+  const work = stateWordsWork(items, type, k);
   const t0 = performance.now();
   const fit = chooseFit(type, k, items, { readState: true });
   calibrationEvidence(question, fit, items);
   const t1 = performance.now();
-  console.log(`| ${n} | ${words} | ${fit.method} | ${(t1 - t0).toFixed(0)} |`);
+  console.log(`| ${n} | ${words} | ${work} | ${fit.method} | ${(t1 - t0).toFixed(0)} |`);
 }

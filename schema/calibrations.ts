@@ -16,6 +16,14 @@ export const MAX_ACTIVE_CALIBRATIONS = 1000;
 export const MIN_CHECK_LABELS_EACH = 30;
 /** …a pick or a rate this many items. */
 export const MIN_ITEMS = 50;
+/**
+ * The state-reading candidate's work bound (issue 49): its labelled states' distinct word and word-pair buckets,
+ * summed, times the question's weight rows (a check 1; a pick or rate its options or levels). Its fit's time
+ * grows with that sum (docs/decisions.md: 10–20 µs each on the 2-core box under load, so ≤ 30–60 s at the bound,
+ * inside a Worker's 5-minute CPU limit with room); above it only the maps are tried, and the calibration says so.
+ * 1,000 checks of 2,048 words are inside it; a pick of 255 options of about 40 items.
+ */
+export const MAX_STATE_WORDS_WORK = 3_000_000;
 
 const calibrationId = z
   .string()
@@ -124,6 +132,20 @@ export const Calibration = z
           .openapi({
             description:
               "Every method tried, with its cross-validated metrics on the same folds: the one with the lowest NLL is `method` (ties: the simpler).",
+          }),
+        not_tried: z
+          .array(
+            z.object({
+              method: z.literal("state_words"),
+              reason: z.literal("work_bound"),
+              work: z.number().int(),
+              bound: z.number().int(),
+            }),
+          )
+          .optional()
+          .openapi({
+            description:
+              "A method not tried, and why: `work_bound` when the labelled states' word buckets × the question's weight rows (`work`) exceed `bound`; the maps were chosen among alone.",
           }),
       })
       .nullable()

@@ -84,6 +84,10 @@ export interface Calibration {
     methods?:
       | Array<{ method: CalibrationMethod; l2?: number | undefined; metrics: CalibrationMetrics }>
       | undefined;
+    /** A method not tried: `work_bound` when the states' word buckets × weight rows (`work`) exceed `bound`. */
+    not_tried?:
+      | Array<{ method: "state_words"; reason: "work_bound"; work: number; bound: number }>
+      | undefined;
   } | null;
   /** The mode of its creator: `test` answers only test decides; `live` live ones (and test ones without a `test`). */
   mode: "live" | "test";

@@ -1,4 +1,4 @@
-import { MIN_CHECK_LABELS_EACH, MIN_ITEMS } from "../../schema/calibrations";
+import { MAX_STATE_WORDS_WORK, MIN_CHECK_LABELS_EACH, MIN_ITEMS } from "../../schema/calibrations";
 import { wordsModelJson } from "../../schema/learned/model";
 import type { Services } from "../context/services";
 import { questionFingerprint } from "../decide/question-fingerprint";
@@ -35,6 +35,36 @@ function checkEnoughLabels(labels: QuestionLabels, questionId: string): void {
 }
 
 /**
+ * The state-reading candidate's work on these labels: the states' distinct word buckets, summed, times the
+ * question's weight rows (`MAX_STATE_WORDS_WORK` bounds it).
+ */
+export function stateWordsWork(
+  items: QuestionLabels["items"],
+  type: "pick" | "rate" | "check",
+  k: number,
+): number {
+  const rows = type === "check" ? 1 : k;
+  return items.reduce((sum, e) => sum + (e.words?.buckets.length ?? 0), 0) * rows;
+}
+
+/**
+ * The fit of enough labels and its evidence (`metrics` JSON text): the maps, and the state-reading model while
+ * its work is within `bound`; above it, `not_tried` says so.
+ */
+export function fitLabels(labels: QuestionLabels, bound = MAX_STATE_WORDS_WORK) {
+  const q = labels.question;
+  const k = q.type === "check" ? 2 : q.type === "pick" ? q.options.length : q.levels.length;
+  const work = stateWordsWork(labels.items, q.type, k);
+  const readState = work <= bound;
+  const fit = chooseFit(q.type, k, labels.items, { readState });
+  const metrics = JSON.stringify({
+    ...calibrationEvidence(q, fit, labels.items),
+    ...(!readState && { not_tried: [{ method: "state_words", reason: "work_bound", work, bound }] }),
+  });
+  return { fit, metrics };
+}
+
+/**
  * The question's labels (422), the fit and its cross-validated evidence (422 when it gains nothing): the same
  * in a request and on the account's runner.
  */
@@ -42,9 +72,7 @@ export async function fitQuestion(deps: FitDeps, version: string, input: FitInpu
   const { evaluationId, questionId } = input;
   const labels = await questionLabels(deps.db, evaluationId, questionId);
   checkEnoughLabels(labels, questionId);
-  const q = labels.question;
-  const k = q.type === "check" ? 2 : q.type === "pick" ? q.options.length : q.levels.length;
-  const fit = chooseFit(q.type, k, labels.items, { readState: true });
+  const { fit, metrics } = fitLabels(labels);
   if (!(fit.nllAfter < fit.nllBefore))
     throw new ApiError("calibration_no_gain", {
       param: "question",
@@ -54,12 +82,12 @@ export async function fitQuestion(deps: FitDeps, version: string, input: FitInpu
     evaluationId,
     questionId,
     model: version,
-    fingerprint: await questionFingerprint(q),
+    fingerprint: await questionFingerprint(labels.question),
     question: labels.definition,
     method: fit.method,
     map: fit.map,
     n: labels.items.length,
-    metrics: JSON.stringify(calibrationEvidence(q, fit, labels.items)),
+    metrics,
     features: featuresJson(fit),
     learned: fit.model ? wordsModelJson(fit.model) : null,
   };

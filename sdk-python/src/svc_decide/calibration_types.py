@@ -57,6 +57,15 @@ class CalibrationMethodTried(_MethodTriedFields, total=False):
     l2: float
 
 
+class CalibrationMethodNotTried(TypedDict):
+    """A method the fit did not try: ``work_bound`` when the states' word buckets × weight rows exceed ``bound``."""
+
+    method: Literal["state_words"]
+    reason: Literal["work_bound"]
+    work: int
+    bound: int
+
+
 class _CalibrationFoldsFields(TypedDict):
     folds: int
     before: CalibrationMetrics
@@ -68,6 +77,8 @@ class CalibrationFolds(_CalibrationFoldsFields, total=False):
 
     #: Every method tried (absent on calibrations made before state-reading ones existed).
     methods: List[CalibrationMethodTried]
+    #: Methods not tried, and why (absent when every method was tried).
+    not_tried: List[CalibrationMethodNotTried]
 
 
 class CalibrationFeatures(TypedDict):
