@@ -63,6 +63,7 @@ export function methodsTable(c: Calibration): HTMLElement | null {
       methodReason(
         c.method,
         tried.some((t) => t.method === "state_words"),
+        c.metrics.not_tried?.find((n) => n.method === "state_words"),
       ),
       c.features
         ? ` It read ${c.features.vocabulary.toLocaleString("en")} word and word-pair buckets of the rendered state (${c.features.model_bytes.toLocaleString("en")} bytes stored).`

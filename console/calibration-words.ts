@@ -12,10 +12,16 @@ export const METHOD_TEXT: Record<"temperature" | "temperature_bias" | "state_wor
  * cross-validated NLL among the maps, and the state's words only when they beat the better of that map and the
  * version's own answers by more than one paired standard error.
  */
-export function methodReason(method: keyof typeof METHOD_TEXT, triedWords: boolean): string {
+export function methodReason(
+  method: keyof typeof METHOD_TEXT,
+  triedWords: boolean,
+  workBound?: { work: number; bound: number },
+): string {
   const rule = triedWords
     ? "Reading the state wins only when its held-out NLL beats the better of the best map and the version's own answers by more than one paired standard error."
-    : "The state's words were not tried: some labelled items were scored before answers kept their state's words.";
+    : workBound
+      ? `The state's words were not tried: these labels' states hold ${workBound.work.toLocaleString("en")} word buckets × weight rows, above the fit's bound of ${workBound.bound.toLocaleString("en")} (fewer or shorter labelled items, or fewer options, fit under it).`
+      : "The state's words were not tried: some labelled items were scored before answers kept their state's words.";
   if (method === "state_words")
     return `Chosen: the state's words, read with the version's answer, had the lowest held-out NLL by a clear margin. ${rule}`;
   return `Chosen: ${METHOD_TEXT[method]}, the map with the lowest held-out NLL (ties go to the simpler). ${rule}`;

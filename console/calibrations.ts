@@ -62,6 +62,8 @@ export interface Calibration {
     after: CalibrationMetrics;
     /** Every method tried, with its cross-validated metrics on the same folds (absent on older calibrations). */
     methods?: Array<{ method: CalibrationMethod; l2?: number; metrics: CalibrationMetrics }>;
+    /** A method not tried, and why (`work_bound`: the labels' states were above the fit's work bound). */
+    not_tried?: Array<{ method: "state_words"; reason: "work_bound"; work: number; bound: number }>;
   };
   /** `fitting` on the account's runner (a large evaluation), `active`, `inactive`, or `failed` (`error`). */
   status: CalibrationStatus;

@@ -38,8 +38,10 @@ export async function startEdgeBench(): Promise<EdgeBench> {
     async edge(opts = {}) {
       const worker = await startEdgeWorker({
         entry: opts.entry,
-        // One request line per request (issue 43): to a file, not the bench's terminal.
+        // One request line per request (issue 43): to a file, not the bench's terminal, through a write stream
+        // (this Node process also serves the stand-ins the decide calls: no synchronous append on its path).
         logFile: join(tmpdir(), "svc-bench-edge.jsonl"),
+        logWrites: "buffered",
         bindings: { ...bindings, ...opts.bindings },
       });
       edges.push(worker);

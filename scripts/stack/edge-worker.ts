@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,12 @@ export interface EdgeWorkerOptions {
    * `<data dir>/logs/edge.jsonl`); default `SVC_EDGE_LOG_FILE` (the test tiers' run log), else the terminal.
    */
   logFile?: string;
+  /**
+   * How lines reach `logFile`: `sync` (default: each appended before the next is handled, so a test reads every
+   * line of a request it has answered) or `buffered` (a write stream; the benches, whose one Node process also
+   * serves the stand-ins a decide calls, so a synchronous append per line would sit on the measured path).
+   */
+  logWrites?: "sync" | "buffered";
 }
 
 /** Event name of a line the Worker printed without `logEvent` (workerd's own, or a stray console call). */
@@ -39,21 +45,36 @@ export const RUNTIME_OUTPUT_EVENT = "runtime_output";
  */
 export function appendWorkerLogs(
   file: string,
-): (log: { timestamp: number; level: string; message: string }) => void {
+  writes: "sync" | "buffered" = "sync",
+): ((log: { timestamp: number; level: string; message: string }) => void) & { close(): Promise<void> } {
   mkdirSync(dirname(file), { recursive: true });
-  return function appendWorkerLog({ timestamp, level, message }) {
-    const line = message.trimEnd();
-    const own = line.startsWith("{") && !line.includes("\n") && isJsonObject(line);
-    const out = own
-      ? line
-      : JSON.stringify({
-          level: level === "log" ? "info" : level,
-          event: RUNTIME_OUTPUT_EVENT,
-          at: new Date(timestamp).toISOString(),
-          message: line,
-        });
-    appendFileSync(file, `${out}\n`);
-  };
+  const stream = writes === "buffered" ? createWriteStream(file, { flags: "a" }) : null;
+  const write = stream ? (text: string) => stream.write(text) : (text: string) => appendFileSync(file, text);
+  const close = () => new Promise<void>((done) => (stream ? stream.end(done) : done()));
+  return Object.assign(
+    function appendWorkerLog({
+      timestamp,
+      level,
+      message,
+    }: {
+      timestamp: number;
+      level: string;
+      message: string;
+    }) {
+      const line = message.trimEnd();
+      const own = line.startsWith("{") && !line.includes("\n") && isJsonObject(line);
+      const out = own
+        ? line
+        : JSON.stringify({
+            level: level === "log" ? "info" : level,
+            event: RUNTIME_OUTPUT_EVENT,
+            at: new Date(timestamp).toISOString(),
+            message: line,
+          });
+      write(`${out}\n`);
+    },
+    { close },
+  );
 }
 
 function isJsonObject(text: string): boolean {
@@ -123,6 +144,7 @@ export function wranglerSettings(): {
 export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWorker> {
   const script = await bundleWorker(opts.entry);
   const logFile = opts.logFile ?? process.env.SVC_EDGE_LOG_FILE;
+  const logs = logFile ? appendWorkerLogs(logFile, opts.logWrites) : null;
   const mf = new Miniflare({
     modules: [{ type: "ESModule", path: "index.js", contents: script }],
     ...wranglerSettings(),
@@ -132,7 +154,7 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
     bindings: opts.bindings,
     host: "127.0.0.1",
     port: 0,
-    ...(logFile && { handleStructuredLogs: appendWorkerLogs(logFile) }),
+    ...(logs && { handleStructuredLogs: logs }),
   });
   const inner = (await mf.ready).toString().replace(/\/$/, "");
   const front = await startClientAddressFront(inner, { host: "127.0.0.1", port: opts.port ?? 0 }).catch(
@@ -146,6 +168,7 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
     stop: async () => {
       await front.close();
       await mf.dispose();
+      await logs?.close();
     },
   };
 }

@@ -32,6 +32,10 @@ describe("the console's words for calibrations", () => {
       /^Chosen: temperature and bias, the map with the lowest held-out NLL.*one paired standard error\.$/,
     );
     expect(methodReason("temperature", false)).toContain("The state's words were not tried");
+    // Above the fit's work bound (metrics.not_tried) the view says so, with both numbers.
+    expect(methodReason("temperature_bias", false, { work: 3_400_000, bound: 3_000_000 })).toContain(
+      "hold 3,400,000 word buckets × weight rows, above the fit's bound of 3,000,000",
+    );
   });
 
   it("issue 49: the Calibrations list shows a fitting one as fitting, a failed one with why, the rest as before", () => {
