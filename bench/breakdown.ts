@@ -3,6 +3,8 @@
 // outgoing fetch (Upstash bridge, engine stand-in, Neon HTTP) and the LEDGER binding, and times the Worker's
 // pure steps (validation, rendering, tokenization, signing, the Decision) on the same body inside workerd.
 //   npx tsx bench/breakdown.ts [requests] [rounds] [worker-root]   (worker-root: a checkout whose workers/ is measured)
+//   BENCH_IO_ONLY=1: only the timed I/O per step (no floors, no pure steps): the entry then imports nothing but the
+//   Worker and its ledger class, so it also bundles on an older tree (issue 53's before/after against 31de2a7).
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DECIDE_BODY } from "./support/bare-worker";
@@ -12,13 +14,18 @@ import { fundedAccountHeaders } from "./support/funded-account";
 const N = Number(process.argv[2] ?? 300);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const ROOT = resolve(process.argv[4] ?? ".");
+const IO_ONLY = process.env.BENCH_IO_ONLY === "1";
+
+/** BENCH_IO_ONLY: the pure steps' and floors' imports become unused stubs (they may not exist on an older tree). */
+const ioOnly = (entry: string) =>
+  IO_ONLY ? entry.replace(/^import \{ (\w+) \} from "[^"]+";$/gm, "const $1: any = undefined;") : entry;
 
 /** The Worker's entry with its I/O timed per request; `/__bench/steps` returns and resets the spans. */
 function timingEntry(): string {
   const path = join(ROOT, "workers", ".bench-breakdown-entry.ts");
   writeFileSync(
     path,
-    `import worker from "./index";
+    ioOnly(`import worker from "./index";
 export { AccountLedger } from "./ledger/account-ledger";
 import { validateDecideRequest } from "./decide/validate";
 import { resolveModel } from "./decide/resolve-model";
@@ -160,7 +167,7 @@ export default {
     return res;
   },
 };
-`,
+`),
   );
   return path;
 }
@@ -226,7 +233,7 @@ async function main(): Promise<void> {
       const bareMs = await timeClient(bareSend);
       const clientMs = await timeClient(decide(true));
       const { spans, totals } = await steps();
-      for (const what of Object.keys(floors).filter((w) => w !== "leave"))
+      for (const what of Object.keys(floors).filter((w) => w !== "leave" && !IO_ONLY))
         for (let i = 0; i < 50; i++) {
           const out = (await (await fetch(`${edge.url}/__bench/floor?what=${what}`)).json()) as {
             ms: number;
@@ -267,6 +274,7 @@ async function main(): Promise<void> {
         `background after the answer: ${[...bg.entries()].map(([k, c]) => `${k} ×${c}`).join(", ") || "none"}`,
       );
     }
+    if (IO_ONLY) return;
     const FLOOR: Record<string, string> = {
       redis: "PING through the Upstash bridge",
       enter: "the ENTER script alone (record + limits)",

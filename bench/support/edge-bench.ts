@@ -40,8 +40,9 @@ export async function startEdgeBench(): Promise<EdgeBench> {
         entry: opts.entry,
         // One request line per request (issue 43): to a file, not the bench's terminal, through a write stream
         // (this Node process also serves the stand-ins the decide calls: no synchronous append on its path).
+        // SVC_BENCH_LOG_WRITES=sync measures it the old way (docs/benchmarks.md, issue 53).
         logFile: join(tmpdir(), "svc-bench-edge.jsonl"),
-        logWrites: "buffered",
+        logWrites: process.env.SVC_BENCH_LOG_WRITES === "sync" ? "sync" : "buffered",
         bindings: { ...bindings, ...opts.bindings },
       });
       edges.push(worker);

@@ -1,9 +1,10 @@
 import { applyMap } from "../../schema/calibration-map";
+import { MIN_CHECK_LABELS_EACH, MIN_ITEMS } from "../../schema/calibrations";
 import { type WordCounts, wordCounts } from "../../schema/learned/features";
 import { applyWordsModel } from "../../schema/learned/model";
 import { auc, eceNoiseFloor, topLabelEce } from "../../schema/metrics";
 import { Rng } from "../../schema/rng";
-import { type ChosenFit, chooseFit, meanNll } from "../../workers/calibrations/cross-validate";
+import { type ChosenFit, chooseFit, itemNll, meanNll } from "../../workers/calibrations/cross-validate";
 import { fitMap, type Labelled } from "../../workers/calibrations/fit";
 import { answerIndex, type EvalItem } from "./dataset/item";
 import { fmt } from "./markdown";
@@ -29,6 +30,8 @@ export interface CustomerFitRow {
   n: number;
   /** n is all the family's train items (fewer than the size asked). */
   all: boolean;
+  /** Below calibrations' minimum (a check 30 of each answer, else 50 items): the API answers 422 `too_few_labels`. */
+  below: boolean;
   method: string;
   /** Cross-validated NLL on the n labels: the best map, and the state-reading model. */
   cvNll: { map: number; words: number | null };
@@ -36,6 +39,28 @@ export interface CustomerFitRow {
   before: Measured;
   map: Measured;
   after: Measured;
+  /** Held-out NLL, chosen minus before, and the standard error of that paired difference (0 when unchanged). */
+  delta: { nll: number; se: number };
+}
+
+/** Mean and standard error of the paired per-item NLL difference `after − before` on the held-out items. */
+function pairedDelta(after: number[][], held: readonly Labelled[]): { nll: number; se: number } {
+  const a = itemNll(after, held);
+  const b = itemNll(
+    held.map((e) => e.p),
+    held,
+  );
+  const d = a.map((x, i) => x - (b[i] as number));
+  const mean = d.reduce((s, x) => s + x, 0) / Math.max(1, d.length);
+  const variance = d.reduce((s, x) => s + (x - mean) ** 2, 0) / Math.max(1, d.length - 1);
+  return { nll: mean, se: Math.sqrt(variance / Math.max(1, d.length)) };
+}
+
+/** What the API answers on these labels before any fit: 422 `too_few_labels` (calibrations' minimums). */
+function tooFew(items: readonly Labelled[], check: boolean): boolean {
+  if (!check) return items.length < MIN_ITEMS;
+  const yes = items.filter((e) => e.y === 0).length;
+  return yes < MIN_CHECK_LABELS_EACH || items.length - yes < MIN_CHECK_LABELS_EACH;
 }
 
 interface Measured {
@@ -121,23 +146,23 @@ export function customerFits(
       if (n === 0 || done.has(n)) continue;
       done.add(n);
       const fitOn = sample(train, n, n);
+      const below = tooFew(fitOn, check);
       if (ks.size !== 1) {
         const map = fitMap(type, k, fitOn, "temperature");
-        const after = measured(
-          held.map((e) => applyMap(map, e.p)),
-          held,
-          check,
-        );
+        const dists = held.map((e) => applyMap(map, e.p));
+        const after = measured(dists, held, check);
         rows.push({
           family,
           n,
           all: n < asked,
+          below,
           method: "temperature",
           cvNll: { map: Number.NaN, words: null },
           held: held.length,
           before,
           map: after,
           after,
+          delta: pairedDelta(dists, held),
         });
         continue;
       }
@@ -153,6 +178,7 @@ export function customerFits(
         family,
         n,
         all: n < asked,
+        below,
         method: dists ? fit.method : "none (calibration_no_gain)",
         cvNll: {
           map: mapFit.nllAfter,
@@ -162,6 +188,7 @@ export function customerFits(
         before,
         map: mapDists ? measured(mapDists, held, check) : before,
         after: dists ? measured(dists, held, check) : before,
+        delta: dists ? pairedDelta(dists, held) : { nll: 0, se: 0 },
       });
     }
   }
@@ -171,10 +198,13 @@ export function customerFits(
 /** The rows as a markdown table (docs/quality.md). */
 export function customerFitTable(rows: CustomerFitRow[]): string {
   const head =
-    "| family | labels | chosen | CV NLL map / words | held-out | AUC before → map → chosen | accuracy before → map → chosen | ECE-15 before → map → chosen (floor) | NLL before → map → chosen |\n|---|---|---|---|---|---|---|---|---|";
+    "| family | labels | chosen | CV NLL map / words | held-out | AUC before → map → chosen | accuracy before → map → chosen | ECE-15 before → map → chosen (floor) | NLL before → map → chosen | Δ NLL chosen − before (± SE) |\n|---|---|---|---|---|---|---|---|---|---|";
   const three = (f: (m: Measured) => number | undefined, r: CustomerFitRow) =>
     [r.before, r.map, r.after].map((m) => fmt(f(m) ?? Number.NaN)).join(" → ");
   const line = (r: CustomerFitRow) =>
-    `| ${r.family} | ${r.n}${r.all ? " (all)" : ""} | ${r.method} | ${fmt(r.cvNll.map)} / ${r.cvNll.words === null ? "–" : fmt(r.cvNll.words)} | ${r.held} | ${r.before.auc === undefined ? "–" : three((m) => m.auc, r)} | ${three((m) => m.accuracy, r)} | ${three((m) => m.ece, r)} (${fmt(r.after.floor)}) | ${three((m) => m.nll, r)} |`;
-  return [head, ...rows.map(line)].join("\n");
+    `| ${r.family} | ${r.n}${r.all ? " (all)" : ""}${r.below ? " †" : ""} | ${r.method} | ${fmt(r.cvNll.map)} / ${r.cvNll.words === null ? "–" : fmt(r.cvNll.words)} | ${r.held} | ${r.before.auc === undefined ? "–" : three((m) => m.auc, r)} | ${three((m) => m.accuracy, r)} | ${three((m) => m.ece, r)} (${fmt(r.after.floor)}) | ${three((m) => m.nll, r)} | ${r.delta.nll === 0 ? "0" : `${r.delta.nll > 0 ? "+" : ""}${fmt(r.delta.nll)} ± ${fmt(r.delta.se)}`} |`;
+  const note = rows.some((r) => r.below)
+    ? "\n\n† Below calibrations' minimum (a check: 30 labels of each answer; a pick or rate: 50): the API answers 422 `too_few_labels` and applies nothing; the row shows what the fit would do."
+    : "";
+  return [head, ...rows.map(line)].join("\n") + note;
 }

@@ -26,7 +26,7 @@ export function meanNll(dists: readonly (readonly number[])[], items: readonly L
 }
 
 /** Each item's NLL of its expected label (floored like `meanNll`). */
-function itemNll(dists: readonly (readonly number[])[], items: readonly Labelled[]): number[] {
+export function itemNll(dists: readonly (readonly number[])[], items: readonly Labelled[]): number[] {
   return items.map((e, n) => {
     const p = dists[n]![e.y]!;
     return p > 0 ? -Math.max(LOG_FLOOR, Math.log(p)) : -LOG_FLOOR;
