@@ -12,7 +12,11 @@ export interface EdgeBench {
   /** The bare Hono handler in workerd: the baseline of every edge measurement. */
   bare: { url: string };
   /** Starts a Worker under test (default entry: this checkout's `workers/index.ts`) with the stack's bindings. */
-  edge(opts?: { entry?: string; bindings?: Record<string, string> }): Promise<EdgeWorker>;
+  edge(opts?: {
+    entry?: string;
+    bindings?: Record<string, string>;
+    inspectorPort?: number;
+  }): Promise<EdgeWorker>;
   /** Stops the Workers under test (last started first), the baseline, the engine and the data services. */
   stop(): Promise<void>;
 }
@@ -44,6 +48,7 @@ export async function startEdgeBench(): Promise<EdgeBench> {
         logFile: join(tmpdir(), "svc-bench-edge.jsonl"),
         logWrites: process.env.SVC_BENCH_LOG_WRITES === "sync" ? "sync" : "buffered",
         bindings: { ...bindings, ...opts.bindings },
+        ...(opts.inspectorPort !== undefined && { inspectorPort: opts.inspectorPort }),
       });
       edges.push(worker);
       return worker;

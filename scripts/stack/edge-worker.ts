@@ -34,6 +34,8 @@ export interface EdgeWorkerOptions {
    * serves the stand-ins a decide calls, so a synchronous append per line would sit on the measured path).
    */
   logWrites?: "sync" | "buffered";
+  /** Opens workerd's inspector (Chrome DevTools protocol) on this port: the CPU profile bench (bench/edge-cpu.ts). */
+  inspectorPort?: number;
 }
 
 /** Event name of a line the Worker printed without `logEvent` (workerd's own, or a stray console call). */
@@ -154,6 +156,7 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
     bindings: opts.bindings,
     host: "127.0.0.1",
     port: 0,
+    ...(opts.inspectorPort !== undefined && { inspectorPort: opts.inspectorPort }),
     ...(logs && { handleStructuredLogs: logs }),
   });
   const inner = (await mf.ready).toString().replace(/\/$/, "");
