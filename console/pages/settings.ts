@@ -1,5 +1,5 @@
 import { api, errorText } from "../api";
-import { BATCH_EVENTS, WEBHOOK_ENDPOINT, WEBHOOK_ENDPOINTS, type WebhookEndpoint } from "../batches";
+import { WEBHOOK_ENDPOINT, WEBHOOK_ENDPOINTS, WEBHOOK_EVENTS, type WebhookEndpoint } from "../batches";
 import { confirmDialog } from "../confirm";
 import { field, h, notice } from "../dom";
 import { when } from "../format";
@@ -59,7 +59,7 @@ export async function settingsPage(main: HTMLElement): Promise<void> {
 
   function draw(e: WebhookEndpoint | null): void {
     if (!e) {
-      current.replaceChildren(h("p", { class: "empty" }, "No endpoint: batch events are not sent."));
+      current.replaceChildren(h("p", { class: "empty" }, "No endpoint: no events are sent."));
       return;
     }
     const remove = h("button", { type: "button", class: "danger small" }, "Remove endpoint");
@@ -112,8 +112,8 @@ export async function settingsPage(main: HTMLElement): Promise<void> {
       h(
         "p",
         {},
-        "When a batch ends, svc POSTs an event to your endpoint: ",
-        ...BATCH_EVENTS.flatMap((t, i) => [i === 0 ? "" : ", ", h("code", {}, t)]),
+        "When a batch ends, a question drifts or a calibration fitted in the background ends, svc POSTs an event to your endpoint: ",
+        ...WEBHOOK_EVENTS.flatMap((t, i) => [i === 0 ? "" : ", ", h("code", {}, t)]),
         ". Each call is signed: ",
         h("code", {}, "svc-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of “t.body”>"),
         " with the endpoint's secret; allow 5 minutes between t and your clock. A call not answered 2xx within 10 s is tried again with backoff for a day.",

@@ -99,7 +99,7 @@ describe.skipIf(!CHROMIUM)(
       await page.getByRole("link", { name: "Settings" }).click();
       await page.waitForURL(url("/console/settings"));
       const webhooks = page.getByRole("region", { name: "Webhooks" });
-      await expect.poll(() => webhooks.textContent()).toContain("No endpoint: batch events are not sent.");
+      await expect.poll(() => webhooks.textContent()).toContain("No endpoint: no events are sent.");
       for (const event of ["batch.completed", "batch.failed", "batch.expired", "batch.cancelled"])
         expect(await webhooks.textContent()).toContain(event);
       const endpoint = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/svc/hooks`;
@@ -241,7 +241,7 @@ describe.skipIf(!CHROMIUM)(
         .click();
       await expect
         .poll(() => page.locator("#webhook-current").textContent())
-        .toBe("No endpoint: batch events are not sent.");
+        .toBe("No endpoint: no events are sent.");
 
       // A phone-sized screen: no sideways scrolling.
       await page.setViewportSize({ width: 375, height: 812 });

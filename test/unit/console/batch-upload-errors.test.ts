@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { lineErrorText, lineOf } from "../../../console/batch-words";
+import { WEBHOOK_EVENTS } from "../../../console/batches";
+import { WEBHOOK_EVENT_TYPES } from "../../../schema/batches";
 
 describe("the Batches page words an upload's error by its line, counted from 1 (issue 42)", () => {
   it("`lines.3.body.questions.q` is line 4, at body.questions.q; a JSON pointer the same; `lines` alone is the whole file", () => {
@@ -26,5 +28,11 @@ describe("the Batches page words an upload's error by its line, counted from 1 (
         param: "lines",
       }),
     ).toBeNull();
+  });
+});
+
+describe("the Settings page names every event the webhook endpoint is called with", () => {
+  it("the console's list is schema/batches.ts's WEBHOOK_EVENT_TYPES, in order", () => {
+    expect([...WEBHOOK_EVENTS]).toEqual([...WEBHOOK_EVENT_TYPES]);
   });
 });
