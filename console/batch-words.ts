@@ -19,3 +19,14 @@ export function lineErrorText(e: { code: string; message: string; param?: string
   const message = e.message.replace(/^Line \d+: /, "");
   return `Line ${at.line}: ${message}${at.path ? ` (${at.path})` : ""} [${e.code}]`;
 }
+
+/** What a webhook endpoint is called with (schema/batches.ts: WEBHOOK_EVENT_TYPES). */
+export const WEBHOOK_EVENTS = [
+  "batch.completed",
+  "batch.failed",
+  "batch.expired",
+  "batch.cancelled",
+  "question.drifted",
+  "calibration.ready",
+  "calibration.failed",
+] as const;

@@ -13,17 +13,6 @@ export const WEBHOOK_ENDPOINTS = "/v1/console/webhook-endpoints";
 export const MAX_BATCH_BYTES = 100 * 1024 * 1024;
 export const MAX_BATCH_LINES = 100_000;
 
-/** What a webhook endpoint is called with (schema/batches.ts: WEBHOOK_EVENT_TYPES). */
-export const WEBHOOK_EVENTS = [
-  "batch.completed",
-  "batch.failed",
-  "batch.expired",
-  "batch.cancelled",
-  "question.drifted",
-  "calibration.ready",
-  "calibration.failed",
-] as const;
-
 export type BatchStatus = "queued" | "running" | "paused" | "completed" | "cancelled" | "expired" | "failed";
 
 export interface Batch {

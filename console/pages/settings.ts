@@ -1,5 +1,6 @@
 import { api, errorText } from "../api";
-import { WEBHOOK_ENDPOINT, WEBHOOK_ENDPOINTS, WEBHOOK_EVENTS, type WebhookEndpoint } from "../batches";
+import { WEBHOOK_EVENTS } from "../batch-words";
+import { WEBHOOK_ENDPOINT, WEBHOOK_ENDPOINTS, type WebhookEndpoint } from "../batches";
 import { confirmDialog } from "../confirm";
 import { field, h, notice } from "../dom";
 import { when } from "../format";

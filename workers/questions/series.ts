@@ -1,23 +1,15 @@
+import type { z } from "@hono/zod-openapi";
 import { getMember, isJsonObject } from "../../schema/json";
 import { readJsonText } from "../../schema/json-text";
+import type { QuestionBucket } from "../../schema/questions";
 import { bucketStarts, bucketWidthMs } from "../reports/buckets";
 import type { UsageRange } from "../reports/params";
 import type { QuestionHour, QuestionRow } from "../stores/questions";
 import { addCounts } from "./drift-statistic";
 import { isoSeconds } from "./json";
 
-/** One bucket of a question's series (schema/questions.ts, QuestionBucket). */
-export interface QuestionBucketJson {
-  start: string;
-  model: string | null;
-  models: Record<string, number>;
-  count: number;
-  mix: Record<string, number> | number[] | null;
-  mean_p_yes?: number | null;
-  histogram?: number[] | null;
-  mean_confidence: number | null;
-  abstain_rate: number | null;
-}
+/** One bucket of a question's series, as schema/questions.ts declares it. */
+export type QuestionBucketJson = z.infer<typeof QuestionBucket>;
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lineErrorText, lineOf } from "../../../console/batch-words";
-import { WEBHOOK_EVENTS } from "../../../console/batches";
+import { lineErrorText, lineOf, WEBHOOK_EVENTS } from "../../../console/batch-words";
 import { WEBHOOK_EVENT_TYPES } from "../../../schema/batches";
 
 describe("the Batches page words an upload's error by its line, counted from 1 (issue 42)", () => {
