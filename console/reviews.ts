@@ -1,4 +1,5 @@
 /** The console's view of review rules and their queue (issue 51): the API's shapes and its console routes. */
+import type { BarAnswer } from "./answer-bars";
 import { ApiError, errorText } from "./api";
 import { type LoopStatus, REVIEW_LEADS, type ReviewQuestion } from "./review-words";
 
@@ -30,32 +31,8 @@ export interface ReviewRule {
   created: number;
 }
 
-/** svc's answer as the decide gave it. */
-export type ReviewAnswer =
-  | {
-      type: "check";
-      probability: number;
-      confidence: number;
-      abstained: boolean;
-      calibration?: string;
-    }
-  | {
-      type: "pick";
-      choice: string;
-      probabilities: Record<string, number>;
-      confidence: number;
-      abstained: boolean;
-      calibration?: string;
-    }
-  | {
-      type: "rate";
-      rating: number;
-      levels: string[];
-      probabilities: number[];
-      confidence: number;
-      abstained: boolean;
-      calibration?: string;
-    };
+/** svc's answer as the decide gave it (and the calibration that answered, if one did). */
+export type ReviewAnswer = BarAnswer & { calibration?: string };
 
 /** A kept item (schema/reviews.ts `Review`). */
 export interface Review {
