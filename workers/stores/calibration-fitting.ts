@@ -1,10 +1,10 @@
-import { MAX_ACTIVE_CALIBRATIONS } from "../../schema/calibrations";
 import {
   type CalibrationMode,
   type CalibrationRow,
   type FittedCalibration,
   fittedValues,
   ROW_COLUMNS,
+  roomForOneMore,
   toRow,
 } from "./calibrations";
 import type { Database } from "./db";
@@ -99,8 +99,7 @@ export async function completeFitting(
 ): Promise<"active" | "gone" | "full"> {
   const sql = db.sql();
   const mine = `id = $4 AND account_id = $1 AND ${FITTING}`;
-  const room = `(SELECT count(*) FROM calibrations
-                  WHERE account_id = $1 AND active AND NOT (model = $2 AND fingerprint = $3 AND mode = $5)) < ${MAX_ACTIVE_CALIBRATIONS}`;
+  const room = roomForOneMore("$5");
   const params = [c.accountId, c.model, c.fingerprint, c.id, c.mode];
   const results = await sql.transaction([
     sql.query(

@@ -121,14 +121,20 @@ export function fittedValues(c: FittedCalibration): unknown[] {
 }
 
 /**
+ * SQL condition: the account ($1) stays within MAX_ACTIVE_CALIBRATIONS with one more active calibration, not
+ * counting the one of (version $2, fingerprint $3, mode `mode`) it replaces.
+ */
+export const roomForOneMore = (mode: string) =>
+  `(SELECT count(*) FROM calibrations
+     WHERE account_id = $1 AND active AND NOT (model = $2 AND fingerprint = $3 AND mode = ${mode})) < ${MAX_ACTIVE_CALIBRATIONS}`;
+
+/**
  * Inserts `c` as the account's active calibration for its (version, fingerprint, mode), replacing the active one
  * there (the other mode's stays), unless the account would pass MAX_ACTIVE_CALIBRATIONS: null then, and nothing changed. The account's
  * row is locked first, so concurrent creates of one account count one after the other.
  */
 export async function insertCalibration(db: Database, c: FittedCalibration): Promise<CalibrationRow | null> {
   const sql = db.sql();
-  const room = (mode: string) => `(SELECT count(*) FROM calibrations
-                  WHERE account_id = $1 AND active AND NOT (model = $2 AND fingerprint = $3 AND mode = ${mode})) < ${MAX_ACTIVE_CALIBRATIONS}`;
   const results = await sql.transaction([
     sql.query(
       "UPDATE accounts SET calibrations_generation = calibrations_generation + 1 WHERE id = $1 RETURNING id",
@@ -136,12 +142,12 @@ export async function insertCalibration(db: Database, c: FittedCalibration): Pro
     ),
     sql.query(
       `UPDATE calibrations SET active = false, deactivated_at = now()
-        WHERE account_id = $1 AND model = $2 AND fingerprint = $3 AND mode = $4 AND active AND ${room("$4")}`,
+        WHERE account_id = $1 AND model = $2 AND fingerprint = $3 AND mode = $4 AND active AND ${roomForOneMore("$4")}`,
       [c.accountId, c.model, c.fingerprint, c.mode],
     ),
     sql.query(
       `INSERT INTO calibrations (id, account_id, evaluation_id, question_id, model, fingerprint, question, method, map, n, metrics, features, learned, mode)
-       SELECT $4, $1, $5, $6, $2, $3, $7, $8, $9, $10, $11, $12, $13, $14 WHERE ${room("$14")} RETURNING ${ROW_COLUMNS}`,
+       SELECT $4, $1, $5, $6, $2, $3, $7, $8, $9, $10, $11, $12, $13, $14 WHERE ${roomForOneMore("$14")} RETURNING ${ROW_COLUMNS}`,
       [c.accountId, c.model, c.fingerprint, c.id, c.evaluationId, c.questionId, ...fittedValues(c), c.mode],
     ),
   ]);
@@ -319,8 +325,7 @@ export async function activateCalibrationRow(
   if (found.status === "fitting" || found.status === "failed")
     return { row: found, refused: false, unfitted: true };
   const sql = db.sql();
-  const room = `(SELECT count(*) FROM calibrations WHERE account_id = $1 AND active
-                  AND NOT (model = $2 AND fingerprint = $3 AND mode = $4)) < ${MAX_ACTIVE_CALIBRATIONS}`;
+  const room = roomForOneMore("$4");
   const params = [accountId, found.model, found.fingerprint, found.mode, id];
   const results = await sql.transaction([
     sql.query(
