@@ -6,7 +6,6 @@
 // The work column is the state-reading candidate's (MAX_STATE_WORDS_WORK bounds it; above, it is not tried).
 
 import { MAX_STATE_WORDS_WORK } from "../schema/calibrations";
-import type { ValidatedQuestion } from "../schema/decide";
 import { wordCounts } from "../schema/learned/features";
 import { renderState } from "../schema/render";
 import { chooseFit } from "../workers/calibrations/cross-validate";
@@ -14,21 +13,13 @@ import type { Labelled } from "../workers/calibrations/fit";
 import { stateWordsWork } from "../workers/calibrations/fit-question";
 import { calibrationEvidence } from "../workers/calibrations/metrics";
 import { syntheticTicket } from "./support/state-words-calibration";
+import { syntheticQuestion } from "./support/synthetic-question";
 
 const words = Number(process.argv[2] ?? 150);
 const sizes = (process.argv[4] ?? "100,300,1000").split(",").map(Number);
 const k = Number(process.argv[3] ?? 2);
 const type = k === 2 ? "check" : "pick";
-const question: ValidatedQuestion =
-  k === 2
-    ? { id: "q", type: "check", instructions: "?", criteria: null }
-    : {
-        id: "q",
-        type: "pick",
-        instructions: "?",
-        criteria: null,
-        options: Array.from({ length: k }, (_, i) => ({ label: `o${i}`, description: null })),
-      };
+const question = syntheticQuestion(k);
 
 console.log(
   `| ${type} (${k} outcomes) items | words per state | work (of ${MAX_STATE_WORDS_WORK}) | method chosen | fit + evidence (ms) |`,

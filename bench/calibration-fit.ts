@@ -2,11 +2,11 @@
 // choice by 5-fold cross-validated NLL, the final fit and both metric sets, per question shape.
 //   npx tsx bench/calibration-fit.ts
 
-import type { ValidatedQuestion } from "../schema/decide";
 import { Rng } from "../schema/rng";
 import { chooseFit } from "../workers/calibrations/cross-validate";
 import type { Labelled } from "../workers/calibrations/fit";
 import { calibrationMetrics } from "../workers/calibrations/metrics";
+import { syntheticQuestion } from "./support/synthetic-question";
 
 /** `n` answers over `k` outcomes whose version favours the right one, too softly (seeded). */
 function items(n: number, k: number, seed: number): Labelled[] {
@@ -19,17 +19,6 @@ function items(n: number, k: number, seed: number): Labelled[] {
     return { p: e.map((v) => v / s), y };
   });
 }
-
-const question = (k: number): ValidatedQuestion =>
-  k === 2
-    ? { id: "q", type: "check", instructions: "?", criteria: null }
-    : {
-        id: "q",
-        type: "pick",
-        instructions: "?",
-        criteria: null,
-        options: Array.from({ length: k }, (_, i) => ({ label: `o${i}`, description: null })),
-      };
 
 console.log("| question | items | method chosen | fit (ms) | metrics (ms) | total (ms) |");
 console.log("| --- | --- | --- | --- | --- | --- |");
@@ -45,11 +34,11 @@ for (const [label, k] of [
   const fit = chooseFit(type, k, data);
   const t1 = performance.now();
   calibrationMetrics(
-    question(k),
+    syntheticQuestion(k),
     data.map((e) => e.p),
     data,
   );
-  calibrationMetrics(question(k), fit.crossValidated, data);
+  calibrationMetrics(syntheticQuestion(k), fit.crossValidated, data);
   const t2 = performance.now();
   console.log(
     `| ${label} | 1,000 | ${fit.method} | ${(t1 - t0).toFixed(0)} | ${(t2 - t1).toFixed(0)} | ${(t2 - t0).toFixed(0)} |`,
