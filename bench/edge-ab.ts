@@ -1,15 +1,23 @@
 // Edge overhead before/after a change, fair on a shared machine: the bare Hono handler, the decide path of a
 // "before" checkout and the decide path of this one run side by side against the same services, in
-// interleaved blocks (rotating order), so load from other processes falls on all three alike.
-//   npx tsx bench/edge-ab.ts <before-root> [requests-per-target] [block]
-import { resolve } from "node:path";
+// interleaved blocks (rotating order), so load from other processes falls on all three alike. Each target runs
+// in its own workerd, whose CPU time during the target's own blocks is reported per request (Linux /proc):
+// at concurrency 1 most of a decide's overhead is that CPU, and it varies far less than latency does.
+//   npx tsx bench/edge-ab.ts <before-root>[,<another-root>...] [requests-per-target] [block] [concurrencies]
+// Several roots (comma-separated) put each checkout in the rotation, e.g. to place a change between two commits;
+// concurrencies is a comma-separated list (default 1,16). SVC_AB_DUMP=<path> writes every time, per target, to
+// <path>-c<concurrency>.json.
+import { writeFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { DECIDE_BODY } from "./support/bare-worker";
 import { runBench, startEdgeBench } from "./support/edge-bench";
 import { fundedAccountHeaders } from "./support/funded-account";
+import { childWorkerdPids, processCpuMs } from "./support/process-cpu";
 
-const BEFORE = resolve(process.argv[2] ?? ".");
+const BEFORE = (process.argv[2] ?? ".").split(",").map((root) => resolve(root));
 const N = Number(process.argv[3] ?? 300);
 const BLOCK = Number(process.argv[4] ?? 25);
+const CONCURRENCIES = (process.argv[5] ?? "1,16").split(",").map(Number);
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -35,7 +43,11 @@ async function block(concurrency: number, count: number, send: () => Promise<Res
 async function main(): Promise<void> {
   const bench = await startEdgeBench();
   const { services, bare } = bench;
-  const before = await bench.edge({ entry: `${BEFORE}/workers/index.ts` });
+  const befores: Array<[string, string]> = [];
+  for (const root of BEFORE) {
+    const worker = await bench.edge({ entry: `${root}/workers/index.ts` });
+    befores.push([BEFORE.length === 1 ? "decide, before" : `decide, ${basename(root)}`, worker.url]);
+  }
   const after = await bench.edge();
   try {
     let n = 0;
@@ -53,25 +65,39 @@ async function main(): Promise<void> {
         "bare Hono handler (workerd)",
         () => fetch(`${bare.url}/v1/decide`, { method: "POST", body: DECIDE_BODY }),
       ],
-      ["decide, before", await decideOn(before.url)],
-      ["decide, after", await decideOn(after.url)],
     ];
+    for (const [label, url] of befores) targets.push([label, await decideOn(url)]);
+    targets.push(["decide, after", await decideOn(after.url)]);
     for (const [, send] of targets) await block(1, 30, send); // warm-up
-    console.log("| case | concurrency | requests | p50 ms | p99 ms | p50 − bare p50 |");
-    console.log("| --- | --- | --- | --- | --- | --- |");
-    for (const c of [1, 16]) {
+    // One workerd per target, started in the targets' order: the CPU each uses during its own blocks.
+    const pids = childWorkerdPids();
+    if (pids.length !== targets.length)
+      throw new Error(`${pids.length} workerd processes for ${targets.length} targets`);
+    console.log(
+      "| case | concurrency | requests | p50 ms | p99 ms | p50 − bare p50 | workerd CPU ms per request |",
+    );
+    console.log("| --- | --- | --- | --- | --- | --- | --- |");
+    for (const c of CONCURRENCIES) {
       const times = targets.map(() => [] as number[]);
+      const cpuMs = targets.map(() => 0);
       for (let round = 0; round * BLOCK < N; round++)
         for (let j = 0; j < targets.length; j++) {
           const t = (j + round) % targets.length;
+          const cpuBefore = processCpuMs(pids[t]!);
           times[t]!.push(...(await block(c, BLOCK, targets[t]![1])));
+          cpuMs[t]! += processCpuMs(pids[t]!) - cpuBefore;
         }
+      if (process.env.SVC_AB_DUMP)
+        writeFileSync(
+          `${process.env.SVC_AB_DUMP}-c${c}.json`,
+          JSON.stringify(Object.fromEntries(targets.map(([label], i) => [label, times[i]]))),
+        );
       const sorted = times.map((xs) => [...xs].sort((a, b) => a - b));
       const bareP50 = pct(sorted[0]!, 50);
       targets.forEach(([label], i) => {
         const s = sorted[i]!;
         console.log(
-          `| ${label} | ${c} | ${s.length} | ${pct(s, 50).toFixed(1)} | ${pct(s, 99).toFixed(1)} | ${i === 0 ? "" : (pct(s, 50) - bareP50).toFixed(1)} |`,
+          `| ${label} | ${c} | ${s.length} | ${pct(s, 50).toFixed(1)} | ${pct(s, 99).toFixed(1)} | ${i === 0 ? "" : (pct(s, 50) - bareP50).toFixed(1)} | ${(cpuMs[i]! / s.length).toFixed(2)} |`,
         );
       });
     }

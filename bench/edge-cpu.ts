@@ -3,6 +3,9 @@
 // profiler while only that Worker's decides run (sequential, cache-warm), and compares per decide: the time the
 // isolate spent running (every sample but idle), and the functions with the most self time.
 //   NODE_OPTIONS=--experimental-websocket npx tsx bench/edge-cpu.ts <before-root> [decides per round] [rounds]
+// SVC_CPU_PROFILE_DIR=<dir> also writes each round's profile there (<before|after>-<round>.cpuprofile: DevTools
+// opens it).
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { DECIDE_BODY } from "./support/bare-worker";
@@ -57,7 +60,7 @@ async function inspect(port: number) {
       ws.send(JSON.stringify({ id, method, params }));
     });
   await send("Profiler.enable");
-  await send("Profiler.setSamplingInterval", { interval: 100 });
+  await send("Profiler.setSamplingInterval", { interval: Number(process.env.SVC_CPU_SAMPLE_US ?? 100) });
   return { send, close: () => ws.close() };
 }
 
@@ -112,6 +115,11 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 200)); // the last decides' background work
         const { profile } = (await session.send("Profiler.stop")) as { profile: Profile };
         session.close();
+        if (process.env.SVC_CPU_PROFILE_DIR)
+          writeFileSync(
+            `${process.env.SVC_CPU_PROFILE_DIR}/${which}-${round}.cpuprofile`,
+            JSON.stringify(profile),
+          );
         const { busy, self } = summarise(profile);
         totals[which].push(busy / N / 1000);
         for (const [k, us] of self) selfAll[which].set(k, (selfAll[which].get(k) ?? 0) + us / N / ROUNDS);
