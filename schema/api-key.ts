@@ -3,6 +3,7 @@
  * a 6-character base62 CRC-32 checksum over the mode prefix and the random part.
  */
 import { constantTimeEqual } from "./constant-time";
+import { sha256Hex } from "./hex";
 
 /** Key mode: live keys are billed, test keys are not. */
 export type KeyMode = "live" | "test";
@@ -67,11 +68,8 @@ function randomBase62(count: number): string {
 }
 
 /** SHA-256 hex of a key's whole secret: the only form the service stores. */
-export async function hashApiKey(secret: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
-  let hex = "";
-  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
-  return hex;
+export function hashApiKey(secret: string): Promise<string> {
+  return sha256Hex(secret);
 }
 
 /** A new key: the secret (shown once), its SHA-256 hex and its display prefix (e.g. `svc_live_AbCd`). */

@@ -1,3 +1,4 @@
+import { sha256Hex } from "./hex";
 import { isJsonObject, type JsonValue } from "./json";
 
 /** Text already written out, waiting on the work stack between values. */
@@ -37,12 +38,6 @@ export function canonicalJson(value: JsonValue): string {
     } else throw new TypeError("not a JSON value");
   }
   return out.join("");
-}
-
-/** SHA-256 (lower-case hex) of a string's UTF-8 bytes. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The request fingerprint kept in an idempotency record. */

@@ -6,6 +6,7 @@
  * so the edge uses (and bills) only what that worker said to that call. Web Crypto only (Worker and Node).
  */
 import { constantTimeEqual } from "./constant-time";
+import { hex, sha256Hex } from "./hex";
 export const SIGNATURE_HEADER = "x-svc-signature";
 export const TIMESTAMP_HEADER = "x-svc-timestamp";
 export const SIGNATURE_WINDOW_SECONDS = 60;
@@ -15,30 +16,44 @@ export const READY_REQUEST_ID = "readyz";
 const encoder = new TextEncoder();
 const ANSWER_DOMAIN = "svc-gpu-answer-v1";
 
-export function hex(buf: ArrayBuffer): string {
-  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+/**
+ * Imported HMAC keys by secret (a process holds a handful: the pool's secret, a rotation's next one), so a signed
+ * call does not import its key again; non-extractable, and kept only in memory. A full map is emptied.
+ */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+const MAX_HMAC_KEYS = 64;
 
-async function sha256Hex(data: string | Uint8Array): Promise<string> {
-  const bytes = typeof data === "string" ? encoder.encode(data) : data;
-  return hex(await crypto.subtle.digest("SHA-256", bytes));
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    if (hmacKeys.size >= MAX_HMAC_KEYS) hmacKeys.clear();
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
+    hmacKeys.set(secret, key);
+    key.catch(() => hmacKeys.delete(secret));
+  }
+  return key;
 }
 
 /** HMAC-SHA-256 of `message` keyed with `secret`, lower-case hex (Web Crypto). */
 export async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return hex(await crypto.subtle.sign("HMAC", key, encoder.encode(message)));
+  return hex(await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(message)));
 }
+
+/** Origins by base URL: a pool names a few workers, each signed call and answer binds one. */
+const origins = new Map<string, string>();
+const MAX_ORIGINS = 1024;
 
 /** The origin a worker's base URL names (`https://gpu-1.example.com`): what both signatures bind. */
 export function workerOrigin(url: string): string {
-  return new URL(url).origin;
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    origin = new URL(url).origin;
+    if (origins.size >= MAX_ORIGINS) origins.clear();
+    origins.set(url, origin);
+  }
+  return origin;
 }
 
 /** A call to a worker: `origin` is the worker's (the base URL the edge calls, `workerOrigin`). */

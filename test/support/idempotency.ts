@@ -1,6 +1,6 @@
 import { env as cfEnv } from "cloudflare:test";
 import { Redis } from "@upstash/redis";
-import { sha256Hex } from "../../schema/canonical-json";
+import { sha256Hex } from "../../schema/hex";
 import type { Env } from "../../workers/env";
 import { buildServices } from "../../workers/services";
 import { type IdempotencyRecord, RUNNING_LEASE_MS, recordKey } from "../../workers/stores/idempotency";

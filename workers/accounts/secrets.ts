@@ -1,4 +1,4 @@
-import { sha256Hex } from "../../schema/canonical-json";
+import { sha256Hex } from "../../schema/hex";
 import { hmacHex } from "../../schema/signing";
 
 /** HMAC-SHA-256 as unpadded base64url (43 characters). */

@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import { BATCH_ID_PATTERN, MAX_BATCH_BYTES } from "../../schema/batches";
-import { hex } from "../../schema/signing";
+import { hex } from "../../schema/hex";
 import { ApiError } from "../errors";
 import type { PageQuery } from "../http/list-query";
 import type { Ledger } from "../ledger/stub";

@@ -1,5 +1,5 @@
 import { MAX_BATCH_BYTES, MAX_BATCH_LINES } from "../../schema/batches";
-import { hex } from "../../schema/signing";
+import { hex } from "../../schema/hex";
 import { ApiError } from "../errors";
 import { inputKey } from "./objects";
 import { MAX_LINE_BYTES, type StoredLine, validateLine } from "./validate-line";

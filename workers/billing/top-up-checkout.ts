@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { ulid } from "ulid";
-import { sha256Hex } from "../../schema/canonical-json";
+import { sha256Hex } from "../../schema/hex";
 import { ApiError } from "../errors";
 import type { Database } from "../stores/db";
 import { deletePendingTopUp, openTopUp, type TopUpRow, withAccountTopUps } from "../stores/top-ups";

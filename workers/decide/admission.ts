@@ -1,4 +1,5 @@
-import { requestFingerprint, sha256Hex } from "../../schema/canonical-json";
+import { requestFingerprint } from "../../schema/canonical-json";
+import { sha256Hex } from "../../schema/hex";
 import type { JsonValue } from "../../schema/json";
 import { dayOf, secondsToUtcMidnight } from "../../schema/periods";
 import { ApiError } from "../errors";

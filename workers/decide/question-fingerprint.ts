@@ -1,5 +1,5 @@
-import { sha256Hex } from "../../schema/canonical-json";
 import type { ValidatedQuestion } from "../../schema/decide";
+import { sha256Hex } from "../../schema/hex";
 
 const str = (s: string) => JSON.stringify(s);
 

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { sha256Hex } from "../../schema/canonical-json";
 import { constantTimeEqual } from "../../schema/constant-time";
+import { sha256Hex } from "../../schema/hex";
 import type { AppEnv } from "../context/app-env";
 import { ApiError } from "../errors";
 import { bearerToken } from "./api-key";

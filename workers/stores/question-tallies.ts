@@ -1,4 +1,4 @@
-import { sha256Hex } from "../../schema/canonical-json";
+import { sha256Hex } from "../../schema/hex";
 import { questionResourceId } from "../../schema/questions";
 
 /**

@@ -1,8 +1,8 @@
 import { env as cfEnv } from "cloudflare:test";
 import { Redis } from "@upstash/redis";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../../schema/canonical-json";
 import type { ScoreRequest } from "../../../schema/engine-protocol";
+import { sha256Hex } from "../../../schema/hex";
 import { createApp } from "../../../workers/app";
 import { takeCharge } from "../../../workers/billing/charge";
 import type { Engine } from "../../../workers/clients/engine";

@@ -2,7 +2,7 @@
 // question routes' statuses and the usage report's 422s, and one `question.drifted` per crossing.
 import { env as cfEnv } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../../schema/canonical-json";
+import { sha256Hex } from "../../../schema/hex";
 import {
   DEFAULT_DRIFT_THRESHOLD,
   Question,

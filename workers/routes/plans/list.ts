@@ -1,4 +1,4 @@
-import { sha256Hex } from "../../../schema/canonical-json";
+import { sha256Hex } from "../../../schema/hex";
 import { PlanList } from "../../../schema/plan-list";
 import { currentPlanList, SEAT_COUNTS_MAX_AGE_MS } from "../../billing/plan-list";
 import { ApiError } from "../../errors";
