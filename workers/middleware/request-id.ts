@@ -1,9 +1,10 @@
 import type { MiddlewareHandler } from "hono";
 import { monotonicFactory } from "ulid";
+import { pooledRandom } from "../../schema/random-pool";
 import type { AppEnv } from "../context/app-env";
 import { isTokenHeader, validateTokenHeader } from "../http/token-header";
 
-const nextUlid = monotonicFactory();
+const nextUlid = monotonicFactory(pooledRandom);
 
 /** A new request id: `req_` + a monotonic ULID (ids sort by time, even within one millisecond). */
 export function newRequestId(): string {
@@ -38,7 +39,7 @@ export function requestId(): MiddlewareHandler<AppEnv> {
 /** Route middleware after auth and scope: a malformed `x-client-request-id` → 400 `invalid_header`. */
 export function checkClientRequestId(): MiddlewareHandler<AppEnv> {
   return async function checkClientRequestIdMiddleware(c, next) {
-    if (c.var.clientRequestIdMalformed)
+    if (c.get("clientRequestIdMalformed"))
       validateTokenHeader(c.req.header("x-client-request-id"), "x-client-request-id", CLIENT_REQUEST_ID_MAX);
     await next();
   };
