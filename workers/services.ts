@@ -30,7 +30,7 @@ export function buildServices(env: Env): Services {
     ledger: (accountId) => ledgerStub(env, accountId),
     limits: new KeyRateLimiter(redis),
     addressLimits: new AddressLimiter(redis),
-    admission: new AdmissionStore(redis),
+    admission: new AdmissionStore(redisAccess(env, "plain")),
     usage: usageLog(env),
     refundIntents: refundIntentLog(env),
     engine: Engine.fromEnv(env),

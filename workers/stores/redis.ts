@@ -14,17 +14,33 @@ export interface RedisAccess {
 }
 
 /**
+ * How replies reach the caller: `parsed` (the client's default: strings base64-encoded in transit, then each
+ * reply string that is JSON parsed), or `plain` (replies as Redis sent them, no transport encoding and no
+ * parsing), for stores whose scripts return only numbers and UTF-8 text they parse themselves. `plain` is the
+ * decide path's: the default's per-string decode and `JSON.parse` attempts (a thrown SyntaxError for every
+ * string that is not JSON) cost it about half a millisecond of CPU per call (docs/benchmarks.md, issue 53).
+ */
+export type RedisReplies = "parsed" | "plain";
+
+/**
  * Upstash REST access for an env, its client made once (per services, i.e. per isolate). The client fails
  * fast instead of retrying for long; without URL and token every call is a `StoreUnavailableError`.
  */
 export function redisAccess(
   env: Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN">,
+  replies: RedisReplies = "parsed",
 ): RedisAccess {
   const url = env.UPSTASH_REDIS_REST_URL;
   const token = env.UPSTASH_REDIS_REST_TOKEN;
   const client =
     url && token
-      ? new Redis({ url, token, retry: { retries: 1, backoff: () => 20 }, enableTelemetry: false })
+      ? new Redis({
+          url,
+          token,
+          retry: { retries: 1, backoff: () => 20 },
+          enableTelemetry: false,
+          ...(replies === "plain" && { responseEncoding: false, automaticDeserialization: false }),
+        })
       : null;
   return {
     async run(op) {
