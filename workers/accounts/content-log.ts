@@ -19,8 +19,8 @@ export function logContentInBackground(
 ): void {
   const days = key.account.contentLogDays;
   if (!days) return;
-  const write = insertContentLog(c.var.db, {
-    requestId: c.var.requestId,
+  const write = insertContentLog(c.get("db"), {
+    requestId: c.get("requestId"),
     accountId: key.accountId,
     keyId: key.id.startsWith("key_") ? key.id : null,
     request: canonicalJson(body),

@@ -61,5 +61,5 @@ export function endUsageEvent(event: UsageEvent, err: unknown | null): void {
 /** Writes the event after the response (Workers `waitUntil`; detached where there is no execution context). */
 export function recordUsageInBackground(c: Context<AppEnv>, event: UsageEvent): void {
   // The usage log reports events it could not write (workers/stores/usage.ts); nothing to add here.
-  inBackground(c, c.var.usage.record(event));
+  inBackground(c, c.get("usage").record(event));
 }

@@ -58,15 +58,15 @@ export async function authenticate(
  */
 export function requireApiKey(): MiddlewareHandler<AppEnv> {
   return async function requireApiKeyMiddleware(c, next) {
-    const record = await authenticate(c.req.header("authorization"), (h) => c.var.keys.findByHash(h));
+    const record = await authenticate(c.req.header("authorization"), (h) => c.get("keys").findByHash(h));
     c.set("apiKey", record);
     if (record.account.status === "suspended") {
       throw new ApiError("account_suspended", { message: "The account is suspended." });
     }
     await next();
     // Routes that took nothing (and decides refused before step 8) show the real counts, read not consumed.
-    if (!c.var.rateLimit) {
-      const state = await c.var.limits.current(subjectOf(record));
+    if (!c.get("rateLimit")) {
+      const state = await c.get("limits").current(subjectOf(record));
       if (state) publishRateLimit(c, state);
     }
     stampRateLimitHeaders(c);

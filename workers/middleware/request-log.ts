@@ -10,22 +10,23 @@ import {
 
 /** The route of a request: its operation id, else the matched `METHOD /path` (console pages), else null. */
 function routeOf(c: Context<AppEnv>): string | null {
-  if (c.var.operationId) return c.var.operationId;
+  const operationId = c.get("operationId");
+  if (operationId) return operationId;
   const route = matchedRoutes(c).findLast((r) => r.method !== "ALL");
   return route ? `${route.method} ${route.path}` : null;
 }
 
 /** The request's line from what the context holds once the response is there (a decide's usage event first). */
 export function requestLineOf(c: Context<AppEnv>, latencyMs: number, status: number): RequestLineFields {
-  const call = c.var.decideCall;
-  const key = c.var.apiKey;
+  const call = c.get("decideCall");
+  const key = c.get("apiKey");
   const fields: RequestLineFields = {
-    request_id: c.var.requestId,
+    request_id: c.get("requestId"),
     route: routeOf(c),
     status,
-    error_code: c.var.errorCode ?? null,
+    error_code: c.get("errorCode") ?? null,
     key_id: key?.id ?? null,
-    account_id: key?.accountId ?? c.var.session?.accountId ?? null,
+    account_id: key?.accountId ?? c.get("session")?.accountId ?? null,
     mode: key?.mode ?? null,
     model: null,
     served_by: null,

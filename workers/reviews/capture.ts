@@ -158,8 +158,8 @@ export function keepForReviewInBackground(
   const generation = key.account.reviewRulesGeneration ?? 0;
   if (generation === 0 && changedAt(key.accountId) === null) return;
   if (outcome.replayed || key.id.startsWith("playground_")) return;
-  const db = c.var.db;
-  const requestId = c.var.requestId;
+  const db = c.get("db");
+  const requestId = c.get("requestId");
   const work = (async () => {
     const rules = (await rulesOf(db, key.accountId, generation)).filter((r) => r.mode === key.mode);
     if (rules.length === 0) return;

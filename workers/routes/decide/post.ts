@@ -43,8 +43,8 @@ async function checkRequest(
   checkUniqueness(request);
   // 6. rendering and token limits (413); the charge is known from here on
   const tokens = checkTokenLimits(request, model.version.limits);
-  const calibrations = await c.var.calibrations.forRequest(key, request, model.version.id, key.mode);
-  const engineRequest = renderForEngine(request, model.version.id, c.var.requestId);
+  const calibrations = await c.get("calibrations").forRequest(key, request, model.version.id, key.mode);
+  const engineRequest = renderForEngine(request, model.version.id, c.get("requestId"));
   return {
     body,
     idempotencyKey,
@@ -76,8 +76,8 @@ export const DECIDE_ERRORS: readonly ErrorCode[] = [
  * route's handler, and the console playground's with a test-mode caller.
  */
 export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<Response> {
-  const event = startUsageEvent(key, c.var.requestId, {
-    requestId: c.var.clientRequestId,
+  const event = startUsageEvent(key, c.get("requestId"), {
+    requestId: c.get("clientRequestId"),
     userAgent: c.req.header("user-agent"),
   });
   const gpu: GpuTrace = { attempts: 0, ms: 0 };
@@ -134,6 +134,6 @@ export const decide = endpoint(
     errors: DECIDE_ERRORS,
   },
   function postDecide(c) {
-    return serveDecide(c, c.var.apiKey);
+    return serveDecide(c, c.get("apiKey"));
   },
 );
