@@ -2,7 +2,9 @@
 // "before" checkout and the decide path of this one run side by side against the same services, in
 // interleaved blocks (rotating order), so load from other processes falls on all three alike. Each target runs
 // in its own workerd, whose CPU time during the target's own blocks is reported per request (Linux /proc):
-// at concurrency 1 most of a decide's overhead is that CPU, and it varies far less than latency does.
+// at concurrency 1 most of a decide's overhead is that CPU, and it varies far less than latency does. So is
+// this bench process's own (the client, and the stand-ins every target calls: the Upstash bridge, the engine, the
+// Neon bridge, the edge's log lines).
 //   npx tsx bench/edge-ab.ts <before-root>[,<another-root>...] [requests-per-target] [block] [concurrencies]
 // Several roots (comma-separated) put each checkout in the rotation, e.g. to place a change between two commits;
 // concurrencies is a comma-separated list (default 1,16). SVC_AB_DUMP=<path> writes every time, per target, to
@@ -76,16 +78,20 @@ async function main(): Promise<void> {
     console.log(
       "| case | concurrency | requests | p50 ms | p99 ms | p50 − bare p50 | workerd CPU ms per request |",
     );
-    console.log("| --- | --- | --- | --- | --- | --- | --- |");
+    console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const c of CONCURRENCIES) {
       const times = targets.map(() => [] as number[]);
       const cpuMs = targets.map(() => 0);
+      const nodeMs = targets.map(() => 0);
       for (let round = 0; round * BLOCK < N; round++)
         for (let j = 0; j < targets.length; j++) {
           const t = (j + round) % targets.length;
           const cpuBefore = processCpuMs(pids[t]!);
+          const nodeBefore = process.cpuUsage();
           times[t]!.push(...(await block(c, BLOCK, targets[t]![1])));
           cpuMs[t]! += processCpuMs(pids[t]!) - cpuBefore;
+          const node = process.cpuUsage(nodeBefore);
+          nodeMs[t]! += (node.user + node.system) / 1000;
         }
       if (process.env.SVC_AB_DUMP)
         writeFileSync(
@@ -97,7 +103,7 @@ async function main(): Promise<void> {
       targets.forEach(([label], i) => {
         const s = sorted[i]!;
         console.log(
-          `| ${label} | ${c} | ${s.length} | ${pct(s, 50).toFixed(1)} | ${pct(s, 99).toFixed(1)} | ${i === 0 ? "" : (pct(s, 50) - bareP50).toFixed(1)} | ${(cpuMs[i]! / s.length).toFixed(2)} |`,
+          `| ${label} | ${c} | ${s.length} | ${pct(s, 50).toFixed(1)} | ${pct(s, 99).toFixed(1)} | ${i === 0 ? "" : (pct(s, 50) - bareP50).toFixed(1)} | ${(cpuMs[i]! / s.length).toFixed(2)} | ${(nodeMs[i]! / s.length).toFixed(2)} |`,
         );
       });
     }

@@ -1,6 +1,7 @@
 import { appendFileSync, createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
@@ -30,10 +31,13 @@ export interface EdgeWorkerOptions {
   logFile?: string;
   /**
    * How lines reach `logFile`: `sync` (default: each appended before the next is handled, so a test reads every
-   * line of a request it has answered) or `buffered` (a write stream; the benches, whose one Node process also
-   * serves the stand-ins a decide calls, so a synchronous append per line would sit on the measured path).
+   * line of a request it has answered), `buffered` (the same lines through a write stream), or `piped` (the
+   * benches: workerd's output bytes go to the file as they come, through no JavaScript per line; a line the
+   * Worker printed without `logEvent` stays as printed, not wrapped). The benches' one Node process also serves
+   * the stand-ins a decide calls, so per-line work in it sits on the measured path, where production has none:
+   * Workers Logs collects a Worker's console lines outside the request (docs/benchmarks.md, issue 53).
    */
-  logWrites?: "sync" | "buffered";
+  logWrites?: "sync" | "buffered" | "piped";
   /** Opens workerd's inspector (Chrome DevTools protocol) on this port: the CPU profile bench (bench/edge-cpu.ts). */
   inspectorPort?: number;
 }
@@ -77,6 +81,22 @@ export function appendWorkerLogs(
     },
     { close },
   );
+}
+
+/** workerd's stdout and stderr appended to `file` as they come (Miniflare's `handleRuntimeStdio`). */
+function pipeWorkerOutput(file: string): {
+  handle: (stdout: Readable, stderr: Readable) => void;
+  close(): Promise<void>;
+} {
+  mkdirSync(dirname(file), { recursive: true });
+  const out = createWriteStream(file, { flags: "a" });
+  return {
+    handle(stdout, stderr) {
+      stdout.pipe(out, { end: false });
+      stderr.pipe(out, { end: false });
+    },
+    close: () => new Promise<void>((done) => out.end(done)),
+  };
 }
 
 function isJsonObject(text: string): boolean {
@@ -146,7 +166,8 @@ export function wranglerSettings(): {
 export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWorker> {
   const script = await bundleWorker(opts.entry);
   const logFile = opts.logFile ?? process.env.SVC_EDGE_LOG_FILE;
-  const logs = logFile ? appendWorkerLogs(logFile, opts.logWrites) : null;
+  const logs = logFile && opts.logWrites !== "piped" ? appendWorkerLogs(logFile, opts.logWrites) : null;
+  const piped = logFile && opts.logWrites === "piped" ? pipeWorkerOutput(logFile) : null;
   const mf = new Miniflare({
     modules: [{ type: "ESModule", path: "index.js", contents: script }],
     ...wranglerSettings(),
@@ -158,6 +179,7 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
     port: 0,
     ...(opts.inspectorPort !== undefined && { inspectorPort: opts.inspectorPort }),
     ...(logs && { handleStructuredLogs: logs }),
+    ...(piped && { structuredWorkerdLogs: false, handleRuntimeStdio: piped.handle }),
   });
   const inner = (await mf.ready).toString().replace(/\/$/, "");
   const front = await startClientAddressFront(inner, { host: "127.0.0.1", port: opts.port ?? 0 }).catch(
@@ -172,6 +194,7 @@ export async function startEdgeWorker(opts: EdgeWorkerOptions): Promise<EdgeWork
       await front.close();
       await mf.dispose();
       await logs?.close();
+      await piped?.close();
     },
   };
 }

@@ -98,6 +98,27 @@ export interface LeaveInput {
   undoRequest: boolean;
 }
 
+type Script = ReturnType<Redis["createScript"]>;
+const scriptsByClient = new WeakMap<Redis, Map<string, Script>>();
+
+/**
+ * Runs one of the store's scripts by its SHA-1 (EVALSHA), sending the text only when Redis lacks it (NOSCRIPT:
+ * a restarted Redis, a new isolate's first call). The decide path's two scripts are 3–5 KB each.
+ */
+function runScript(redis: Redis, text: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+  let scripts = scriptsByClient.get(redis);
+  if (!scripts) {
+    scripts = new Map();
+    scriptsByClient.set(redis, scripts);
+  }
+  let script = scripts.get(text);
+  if (!script) {
+    script = redis.createScript(text);
+    scripts.set(text, script);
+  }
+  return script.exec(keys, args.map(String));
+}
+
 /** The combined idempotency-and-limits store of decide calls. */
 export class AdmissionStore {
   constructor(private readonly redis: RedisAccess) {}
@@ -111,7 +132,8 @@ export class AdmissionStore {
   renew(subject: AdmitInput, record: IdempotencyRecord | null, now = Date.now()): Promise<void> {
     const concurrency = limitKeys(subject)[4] as string; // the account's in-flight set
     return this.redis.run(async (r) => {
-      await r.eval(
+      await runScript(
+        r,
         RENEW,
         [concurrency, record ? recordKey(record.key_id, record.key_hash) : ""],
         [subject.requestId, now, subject.leaseMs],
@@ -135,7 +157,7 @@ async function enter(
   input: AdmitInput,
   record: IdempotencyRecord | null,
 ): Promise<EnterOutcome> {
-  const res = (await redis.eval(ENTER, keysOf(input, record), [
+  const res = (await runScript(redis, ENTER, keysOf(input, record), [
     ...takeLimitsArgs(input),
     record ? JSON.stringify(record) : "",
     record?.fingerprint ?? "",
@@ -165,7 +187,7 @@ async function leave(
   record: IdempotencyRecord | null,
   input: LeaveInput,
 ): Promise<void> {
-  await redis.eval(LEAVE, keysOf(subject, record), [
+  await runScript(redis, LEAVE, keysOf(subject, record), [
     subject.requestId,
     input.record ? "1" : "0",
     input.record?.next ? JSON.stringify(input.record.next) : "",
