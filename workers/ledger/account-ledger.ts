@@ -30,6 +30,12 @@ const FLUSH_BATCH = 500;
 /** As long as idempotency records live (spec: 24 hours). */
 const COMPLETION_KEEP_MS = 24 * 3600 * 1000;
 const FLUSH_RETRY_MS = 5_000;
+/**
+ * How long after a write the alarm copies the journal to Postgres (and applies pending refund intents): as long as
+ * the usage log's batching window (`USAGE_BATCH`), so a busy account's ledger sends one flush per window, not one
+ * every few requests (issue 53: each flush is two Postgres statements).
+ */
+const FLUSH_DELAY_MS = 200;
 
 /**
  * One per account: balance (integer micro-cents), the week's plan allowance, month-to-date billable
@@ -48,7 +54,7 @@ export class AccountLedger extends DurableObject<Env> {
   private scheduleFlush(): void {
     if (!this.env.DATABASE_URL) return;
     void this.ctx.storage.getAlarm().then((at) => {
-      if (at === null) return this.ctx.storage.setAlarm(Date.now() + 50);
+      if (at === null) return this.ctx.storage.setAlarm(Date.now() + FLUSH_DELAY_MS);
     });
   }
 

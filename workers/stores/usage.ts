@@ -104,7 +104,7 @@ export interface UsageLog {
 const RETRY_DELAYS_MS = [50, 250];
 
 /** How long events wait for company before their batch is written, and the most one batch holds. */
-export const USAGE_BATCH = { windowMs: 50, maxEvents: 100 };
+export const USAGE_BATCH = { windowMs: 200, maxEvents: 100 };
 
 /**
  * The usage log of an env (one per isolate): events recorded within `windowMs` of each other are written in one
