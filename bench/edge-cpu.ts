@@ -1,7 +1,9 @@
 // Where the Worker's own CPU goes, before/after a change (issue 53): workerd's clock moves only at I/O, so the
 // breakdown cannot see CPU inside the Worker. This bench opens each Worker's inspector, runs the V8 sampling
-// profiler while only that Worker's decides run (sequential, cache-warm), and compares per decide: the time the
-// isolate spent running (every sample but idle), and the functions with the most self time.
+// profiler while only that Worker's decides run (sequential, cache-warm), and compares per decide: the samples
+// that were not idle, and the functions with the most self time. The non-idle samples are not CPU: they also count
+// time the isolate waits inside workerd (about twice workerd's own CPU per decide); for CPU, read the workerd column
+// of bench/edge-ab.ts. Use this for where, not how much. SVC_CPU_SAMPLE_US sets the interval (default 100 µs).
 //   NODE_OPTIONS=--experimental-websocket npx tsx bench/edge-cpu.ts <before-root> [decides per round] [rounds]
 // SVC_CPU_PROFILE_DIR=<dir> also writes each round's profile there (<before|after>-<round>.cpuprofile: DevTools
 // opens it).
@@ -123,12 +125,12 @@ async function main(): Promise<void> {
         const { busy, self } = summarise(profile);
         totals[which].push(busy / N / 1000);
         for (const [k, us] of self) selfAll[which].set(k, (selfAll[which].get(k) ?? 0) + us / N / ROUNDS);
-        console.log(`round ${round}, ${which}: isolate busy ${(busy / N / 1000).toFixed(3)} ms per decide`);
+        console.log(`round ${round}, ${which}: non-idle ${(busy / N / 1000).toFixed(3)} ms per decide`);
       }
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     console.log(
-      `\nisolate busy per decide (mean of ${ROUNDS} rounds of ${N}): before ${mean(totals.before).toFixed(3)} ms, after ${mean(totals.after).toFixed(3)} ms`,
+      `\nnon-idle samples per decide (mean of ${ROUNDS} rounds of ${N}): before ${mean(totals.before).toFixed(3)} ms, after ${mean(totals.after).toFixed(3)} ms`,
     );
     const keys = new Set([...selfAll.before.keys(), ...selfAll.after.keys()]);
     const rows = [...keys]
