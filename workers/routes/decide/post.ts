@@ -89,7 +89,12 @@ export async function serveDecide(c: Context<AppEnv>, key: KeyRecord): Promise<R
     // cancels dispatch; the refund and the record's release still run to the end (waitUntil).
     const serving = runMoneyPath(
       {
-        ...c.var,
+        admission: c.get("admission"),
+        ledger: c.get("ledger"),
+        refundIntents: c.get("refundIntents"),
+        engine: c.get("engine"),
+        calibrations: c.get("calibrations"),
+        requestId: c.get("requestId"),
         key,
         onRateLimit: (s) => publishRateLimit(c, s),
         clientSignal: c.req.raw.signal,
