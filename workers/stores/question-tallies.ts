@@ -37,7 +37,8 @@ export async function identifyTallies(tallies: readonly QuestionTally[]): Promis
 }
 
 /**
- * CTEs (after `ins`, the usage events just inserted, and with the events' JSON array as $1) that add the
+ * CTEs (after `ins`, the usage events just inserted, and with `[{request_id, questions}]` as $2: the tallies of the
+ * events that carry some, apart from the events' own array in $1) that add the
  * successful, non-replayed events' question tallies to `questions` and `question_hourly`: grouped by row first
  * (one statement may not update a row twice), so they ride in the usage event's one statement.
  */
@@ -45,7 +46,7 @@ export const QUESTION_TALLY_CTES = `
   , qt AS (
     SELECT ins.account_id, ins.mode, ins.model, ins.created_at, t.*
       FROM ins
-      JOIN jsonb_to_recordset($1::jsonb) AS e(request_id text, questions jsonb) ON e.request_id = ins.request_id
+      JOIN jsonb_to_recordset($2::jsonb) AS e(request_id text, questions jsonb) ON e.request_id = ins.request_id
      CROSS JOIN LATERAL jsonb_to_recordset(e.questions) AS t(id text, fingerprint text, type text, definition text,
                         mix bigint[], p_bins bigint[], p double precision, confidence double precision,
                         abstained boolean)

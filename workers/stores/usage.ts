@@ -83,10 +83,18 @@ const INSERT_AND_ROLL_UP = `
  */
 export async function recordUsageEvents(env: DbEnv, events: UsageEvent[]): Promise<number> {
   await identifyTallies(events.flatMap((e) => e.questions ?? []));
-  const rows = events.map(({ at, ...columns }) => ({ ...columns, created_at: new Date(at).toISOString() }));
-  const result = (await getSql(env).query(INSERT_AND_ROLL_UP, [JSON.stringify(rows)])) as Array<{
-    added: number;
-  }>;
+  const rows = events.map(({ at, questions: _, ...columns }) => ({
+    ...columns,
+    created_at: new Date(at).toISOString(),
+  }));
+  // The tallies ride apart ($2, only events that carry some), so each JSON is parsed once, by its own reader.
+  const tallies = events.flatMap((e) =>
+    e.questions && e.questions.length > 0 ? [{ request_id: e.request_id, questions: e.questions }] : [],
+  );
+  const result = (await getSql(env).query(INSERT_AND_ROLL_UP, [
+    JSON.stringify(rows),
+    JSON.stringify(tallies),
+  ])) as Array<{ added: number }>;
   return result[0]?.added ?? 0;
 }
 
