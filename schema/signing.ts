@@ -18,21 +18,24 @@ const ANSWER_DOMAIN = "svc-gpu-answer-v1";
 
 /**
  * Imported HMAC keys by secret (a process holds a handful: the pool's secret, a rotation's next one), so a signed
- * call does not import its key again; non-extractable, and kept only in memory. A full map is emptied.
+ * call does not import its key again; non-extractable, and kept only in memory. A full map is emptied. The keys
+ * are kept, never the import's promise: in workerd a request must not await a promise another request started.
  */
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
+const hmacKeys = new Map<string, CryptoKey>();
 const MAX_HMAC_KEYS = 64;
 
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = hmacKeys.get(secret);
-  if (!key) {
-    if (hmacKeys.size >= MAX_HMAC_KEYS) hmacKeys.clear();
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-    ]);
-    hmacKeys.set(secret, key);
-    key.catch(() => hmacKeys.delete(secret));
-  }
+async function hmacKey(secret: string): Promise<CryptoKey> {
+  const kept = hmacKeys.get(secret);
+  if (kept) return kept;
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  if (hmacKeys.size >= MAX_HMAC_KEYS) hmacKeys.clear();
+  hmacKeys.set(secret, key);
   return key;
 }
 

@@ -1,4 +1,5 @@
 import type { Redis } from "@upstash/redis";
+import { hex } from "../../schema/hex";
 import {
   IDEM_CHECK_LUA,
   IDEM_UPDATE_LUA,
@@ -98,25 +99,31 @@ export interface LeaveInput {
   undoRequest: boolean;
 }
 
-type Script = ReturnType<Redis["createScript"]>;
-const scriptsByClient = new WeakMap<Redis, Map<string, Script>>();
+/** Each script's SHA-1 hex, once computed: a string, never a promise another request started (workerd). */
+const scriptShas = new Map<string, string>();
 
 /**
  * Runs one of the store's scripts by its SHA-1 (EVALSHA), sending the text only when Redis lacks it (NOSCRIPT:
  * a restarted Redis, a new isolate's first call). The decide path's two scripts are 3–5 KB each.
  */
-function runScript(redis: Redis, text: string, keys: string[], args: (string | number)[]): Promise<unknown> {
-  let scripts = scriptsByClient.get(redis);
-  if (!scripts) {
-    scripts = new Map();
-    scriptsByClient.set(redis, scripts);
+async function runScript(
+  redis: Redis,
+  text: string,
+  keys: string[],
+  args: (string | number)[],
+): Promise<unknown> {
+  let sha = scriptShas.get(text);
+  if (sha === undefined) {
+    sha = hex(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text)));
+    scriptShas.set(text, sha);
   }
-  let script = scripts.get(text);
-  if (!script) {
-    script = redis.createScript(text);
-    scripts.set(text, script);
+  try {
+    return await redis.evalsha(sha, keys, args);
+  } catch (err) {
+    if (err instanceof Error && err.message.toLowerCase().includes("noscript"))
+      return redis.eval(text, keys, args);
+    throw err;
   }
-  return script.exec(keys, args.map(String));
 }
 
 /** The combined idempotency-and-limits store of decide calls. */

@@ -90,3 +90,21 @@ describe("'idempotency never charges twice' when the completion write fails or t
     expect(charge.usage.charge_micro_cents).toBeGreaterThan(0);
   });
 });
+
+describe("the admission scripts run by SHA-1 (EVALSHA), their text sent only when Redis lacks them", () => {
+  it("a Redis that lost its scripts (SCRIPT FLUSH, as after a restart) still admits, completes and replays, charged once", async () => {
+    const { key, spent } = await fundedLiveAccount();
+    const first = await decideWithKey(app(), key.secret, "k-noscript");
+    expect(first.status).toBe(200);
+    const original = (await first.json()) as { id: string; usage: { charge_micro_cents: number } };
+    await redis.scriptFlush();
+    const replay = await decideWithKey(app(), key.secret, "k-noscript");
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(((await replay.json()) as { id: string }).id).toBe(original.id);
+    await redis.scriptFlush();
+    const next = await decideWithKey(app(), key.secret, "k-noscript-2");
+    expect(next.status).toBe(200);
+    expect(await spent()).toBe(original.usage.charge_micro_cents * 2);
+  });
+});
