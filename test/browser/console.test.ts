@@ -153,10 +153,17 @@ describe.skipIf(!CHROMIUM)(
       expect(first.status, await first.clone().text()).toBe(200);
       expect(await first.json()).toMatchObject({ object: "decision", served_by: "gpu" });
 
-      // Usage: the call shows in the chart (grouped by key) and its totals table.
+      // Usage: the call shows in the chart (grouped by key) and its totals table. The usage log writes an isolate's
+      // events in batches (up to 200 ms after the answer), so a page opened at once may need one more load.
       await page.getByRole("link", { name: "Usage" }).click();
       await page.waitForURL(url("/console/usage"));
-      await page.locator("#usage-chart canvas").waitFor();
+      await expect
+        .poll(async () => {
+          if ((await page.locator("#usage-chart canvas").count()) > 0) return true;
+          await page.reload();
+          return (await page.locator("#usage-chart canvas").count()) > 0;
+        })
+        .toBe(true);
       await expect.poll(() => page.locator("#usage-chart").getAttribute("data-total-requests")).toBe("1");
       expect(await page.locator(`#usage-totals tr[data-group="${keyId}"] td.requests`).textContent()).toBe(
         "1",
