@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     if (pids.length !== targets.length)
       throw new Error(`${pids.length} workerd processes for ${targets.length} targets`);
     console.log(
-      "| case | concurrency | requests | p50 ms | p99 ms | p50 − bare p50 | workerd CPU ms per request |",
+      "| case | concurrency | requests | p50 ms | p99 ms | p50 − bare p50 | workerd CPU ms per request | bench process CPU ms per request |",
     );
     console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const c of CONCURRENCIES) {
