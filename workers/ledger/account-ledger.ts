@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import { errorText, logEvent } from "../observability/log";
 import { flushJournal } from "../stores/ledger-journal";
 import { clearRefundIntents, pendingRefundIntents } from "../stores/refund-intents";
+import { USAGE_BATCH } from "../stores/usage";
 import { assertAmount, assertCredit, balanceView } from "./ledger-arithmetic";
 import { LedgerTables } from "./ledger-tables";
 import {
@@ -31,11 +32,11 @@ const FLUSH_BATCH = 500;
 const COMPLETION_KEEP_MS = 24 * 3600 * 1000;
 const FLUSH_RETRY_MS = 5_000;
 /**
- * How long after a write the alarm copies the journal to Postgres (and applies pending refund intents): as long as
- * the usage log's batching window (`USAGE_BATCH`), so a busy account's ledger sends one flush per window, not one
- * every few requests (issue 53: each flush is two Postgres statements).
+ * How long after a write the alarm copies the journal to Postgres (and applies pending refund intents): the usage
+ * log's batching window, so a busy account's ledger sends one flush per window, not one every few requests
+ * (issue 53: each flush is two Postgres statements).
  */
-const FLUSH_DELAY_MS = 200;
+const FLUSH_DELAY_MS = USAGE_BATCH.windowMs;
 
 /**
  * One per account: balance (integer micro-cents), the week's plan allowance, month-to-date billable
