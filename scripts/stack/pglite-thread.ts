@@ -4,7 +4,7 @@
 // tsx's require hook, since Node 20 does not apply the ESM loader hooks inside worker threads.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, threadId, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
@@ -99,7 +99,7 @@ async function createPglite(root: string, dataDir: string | undefined, fresh: bo
   try {
     const dump = await db.dumpDataDir("none");
     mkdirSync(cacheDir, { recursive: true });
-    const tmp = `${snapshot}.${process.pid}.tmp`;
+    const tmp = `${snapshot}.${process.pid}-${threadId}.tmp`;
     writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
     renameSync(tmp, snapshot);
   } catch {
