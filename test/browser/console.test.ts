@@ -154,17 +154,27 @@ describe.skipIf(!CHROMIUM)(
       expect(await first.json()).toMatchObject({ object: "decision", served_by: "gpu" });
 
       // Usage: the call shows in the chart (grouped by key) and its totals table. The usage log writes an isolate's
-      // events in batches (up to 200 ms after the answer), so a page opened at once may need one more load.
+      // events in batches (up to 200 ms after the answer), so a page opened at once may show none yet: each load
+      // is read once its chart is drawn (`data-total-requests`, 0 when empty), and the page loaded again until the
+      // call is there.
       await page.getByRole("link", { name: "Usage" }).click();
       await page.waitForURL(url("/console/usage"));
+      const drawnTotal = async () => {
+        await page.locator("#usage-chart[data-total-requests]").waitFor();
+        return page.locator("#usage-chart").getAttribute("data-total-requests");
+      };
       await expect
-        .poll(async () => {
-          if ((await page.locator("#usage-chart canvas").count()) > 0) return true;
-          await page.reload();
-          return (await page.locator("#usage-chart canvas").count()) > 0;
-        })
-        .toBe(true);
-      await expect.poll(() => page.locator("#usage-chart").getAttribute("data-total-requests")).toBe("1");
+        .poll(
+          async () => {
+            const total = await drawnTotal();
+            if (total === "1") return total;
+            await page.reload();
+            return drawnTotal();
+          },
+          { timeout: 20_000 },
+        )
+        .toBe("1");
+      await page.locator("#usage-chart canvas").waitFor();
       expect(await page.locator(`#usage-totals tr[data-group="${keyId}"] td.requests`).textContent()).toBe(
         "1",
       );
