@@ -10,8 +10,9 @@
 // concurrencies is a comma-separated list (default 1,16). A block sends at least `block` requests and runs for at
 // least `block-ms` (default 1000): the decide leaves work behind it (the usage batch's window and the ledger's
 // journal flush, 200 ms each), and a block shorter than a few windows hands its own to the next target's block,
-// or to its own next one in some rotation orders, where it lands on that block's first burst (docs/benchmarks.md,
-// issue 53). 0 gives count-only blocks. SVC_AB_DUMP=<path> writes every time, per target, to
+// or to its own next one in some rotation orders (docs/benchmarks.md, issue 53). 0 gives count-only blocks.
+// Rounds go on until every target has sent `requests-per-target`, so with time-bound blocks each has at least that
+// many (the bare handler many more). SVC_AB_DUMP=<path> writes every time, per target, to
 // <path>-c<concurrency>.json.
 import { writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
